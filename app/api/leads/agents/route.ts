@@ -1,0 +1,8 @@
+import { json } from "@/lib/api/response";
+import { apiRoute, routeMethods } from "@/lib/api/route";
+import { database } from "@/lib/db/client";
+import { listAgents } from "@/lib/leads/agents";
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
+  GET: apiRoute(async () => json({ agents: await listAgents(await database()) })),
+});

@@ -1,0 +1,19 @@
+import { readJsonBody } from "@/lib/api/body";
+import { json } from "@/lib/api/response";
+import { apiRoute, routeMethods } from "@/lib/api/route";
+import { parseInput, parseQuery } from "@/lib/api/validation";
+import { database } from "@/lib/db/client";
+import { createLead } from "@/lib/leads/create-lead";
+import { listLeads } from "@/lib/leads/list-leads";
+import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
+  GET: apiRoute(async (request) => {
+    const query = parseQuery(listLeadsQuery, request);
+    return json(await listLeads(await database(), query));
+  }),
+  POST: apiRoute(async (request) => {
+    const input = parseInput(createLeadBody, await readJsonBody(request), "lead");
+    return json({ lead: await createLead(await database(), input) }, 201);
+  }),
+});

@@ -1,0 +1,56 @@
+import type { z } from "zod";
+import { ApiError, type Issue } from "./errors";
+
+/** Validates input against a schema; failures become 400 INVALID_INPUT with one issue per offending field. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ApiError("INVALID_INPUT", `Invalid ${what}`, toIssues(result.error.issues));
+}
+
+/**
+ * Validates a query string: each parameter at most once, then the schema.
+ * Failures become 400 INVALID_INPUT with issues named by parameter.
+ */
+export function parseQuery<S extends z.ZodType>(schema: S, request: Request): z.output<S> {
+  const params = new URL(request.url).searchParams;
+  const query: Record<string, string> = {};
+  const repeated: Issue[] = [];
+  for (const [name, value] of params) {
+    if (name in query && !repeated.some((issue) => issue.path === name)) {
+      repeated.push({ path: name, message: "Given more than once" });
+    }
+    query[name] = value;
+  }
+  if (repeated.length) throw new ApiError("INVALID_INPUT", "Invalid query parameters", repeated);
+  return parseInput(schema, query, "query parameters");
+}
+
+type PathKey = PropertyKey;
+
+/**
+ * zod issues -> {path, message}: paths dot-joined ("" for the whole body), one issue
+ * per unknown property, and a union reported through its one branch of the right
+ * type (a too-short referrer string says so instead of "invalid input").
+ */
+export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PathKey[] = []): Issue[] {
+  return issues.flatMap((issue): Issue[] => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({ path: joinPath([...path, key]), message: "Unknown name: not part of the API" }));
+    }
+    if (issue.code === "invalid_union") {
+      const typed = issue.errors.filter((branch) => !isTypeMismatch(branch));
+      if (typed.length === 1) return toIssues(typed[0], path);
+    }
+    return [{ path: joinPath(path), message: issue.message }];
+  });
+}
+
+function isTypeMismatch(branch: readonly z.core.$ZodIssue[]): boolean {
+  return branch.length === 1 && branch[0].code === "invalid_type" && branch[0].path.length === 0;
+}
+
+function joinPath(path: readonly PathKey[]): string {
+  return path.map(String).join(".");
+}

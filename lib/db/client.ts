@@ -1,0 +1,49 @@
+import "server-only";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { ensureConfiguredSources } from "@/lib/leads/sources";
+import { migrate } from "./migrate";
+
+export type Db = PrismaClient;
+
+interface DbState {
+  client: PrismaClient;
+  ready?: Promise<void>;
+}
+
+// One client (and pg pool) per server process, kept across hot reloads.
+const globalForDb = globalThis as typeof globalThis & { leadIntakeDb?: DbState };
+
+function createState(): DbState {
+  const connectionString = process.env.DATABASE_URL;
+  if (!connectionString) throw new Error("DATABASE_URL is not set");
+  const adapter = new PrismaPg({
+    connectionString,
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    // A database that is down or overloaded fails the request in bounded time.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 15_000,
+  });
+  return { client: new PrismaClient({ adapter }) };
+}
+
+/**
+ * The Prisma client, after pending migrations and the configured default sources
+ * have been applied once in this process. A failed preparation (database down) is
+ * retried by the next request instead of being remembered.
+ */
+export async function database(): Promise<Db> {
+  const state = (globalForDb.leadIntakeDb ??= createState());
+  state.ready ??= prepare(state.client).catch((error: unknown) => {
+    state.ready = undefined;
+    throw error;
+  });
+  await state.ready;
+  return state.client;
+}
+
+async function prepare(client: PrismaClient): Promise<void> {
+  await migrate(process.env.DATABASE_URL as string);
+  await ensureConfiguredSources(client);
+}

@@ -1,0 +1,83 @@
+import type { Db } from "@/lib/db/client";
+import { layoutOf } from "@/lib/db/layout";
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { ListedLead, ListLeadsInput, Pagination } from "./schemas";
+import { findSource } from "./sources";
+
+interface LeadRow {
+  id: number;
+  lead_customer_id: string | null;
+  lead_name: string;
+  mobile_number: string | null;
+  status: string;
+  state: string | null;
+  city: string | null;
+  address: string | null;
+  relationship: string | null;
+  project_type: string | null;
+  remark: string | null;
+  created_at: Date | null;
+  referrer_id: string;
+  referrer_name: string;
+  agent_platform_id: string | null;
+}
+
+/**
+ * GET /api/leads: current leads whose referrer is a source account (person
+ * referrals are left out), newest referralId first, optionally of one source
+ * named by name or id. An unknown source is an empty page; nothing is created.
+ */
+export async function listLeads(
+  db: Db,
+  { referrer, limit, offset }: ListLeadsInput,
+): Promise<{ leads: ListedLead[]; pagination: Pagination }> {
+  let filter = Prisma.empty;
+  if (referrer !== undefined) {
+    const source = await findSource(db, referrer);
+    if (!source) return { leads: [], pagination: { total: 0, limit, offset, hasMore: false } };
+    filter = Prisma.sql`AND r.referrer_customer_id = ${source.id}`;
+  }
+  const { assignment } = await layoutOf(db);
+  const agentPlatformId = assignment
+    ? Prisma.sql`(SELECT u.platform_id FROM users u WHERE u.id = r.assigned_agent_id)`
+    : Prisma.sql`NULL::text`;
+  const from = Prisma.sql`
+    FROM referrals r
+    JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source'
+    WHERE TRUE ${filter}`;
+
+  const [rows, counted] = await Promise.all([
+    db.$queryRaw<LeadRow[]>`
+      SELECT r.id, r.lead_customer_id, r.lead_name, r.mobile_number, r.status, r.state, r.city,
+             r.address, r.relationship, r.project_type, r.remark, r.created_at,
+             c.id AS referrer_id, c.name AS referrer_name, ${agentPlatformId} AS agent_platform_id
+      ${from}
+      ORDER BY r.id DESC
+      LIMIT ${limit} OFFSET ${offset}`,
+    db.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total ${from}`,
+  ]);
+  const total = counted[0].total;
+  return {
+    leads: rows.map(toListedLead),
+    pagination: { total, limit, offset, hasMore: offset + rows.length < total },
+  };
+}
+
+function toListedLead(row: LeadRow): ListedLead {
+  return {
+    referralId: row.id,
+    leadCustomerId: row.lead_customer_id,
+    leadName: row.lead_name,
+    leadMobileNumber: row.mobile_number,
+    referrer: { customerId: row.referrer_id, name: row.referrer_name, type: "source" },
+    assignedAgentId: row.agent_platform_id,
+    status: row.status,
+    leadState: row.state ?? "",
+    leadCity: row.city ?? "",
+    leadAddress: row.address ?? "",
+    relationship: row.relationship ?? "",
+    projectType: row.project_type ?? "",
+    remark: row.remark ?? "",
+    createdAt: row.created_at ? row.created_at.toISOString() : null,
+  };
+}

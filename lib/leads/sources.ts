@@ -1,0 +1,83 @@
+import { z } from "zod";
+import defaultSources from "./default-sources.json";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { newCustomerId } from "./ids";
+import { source, type Source } from "./schemas";
+import { cleanSourceName, sourceKey } from "./source-name";
+
+const configuredSources = z.array(source.pick({ name: true, type: true }));
+
+/** The configured default sources: LEADS_DEFAULT_SOURCES (a JSON array) or else default-sources.json. */
+export function readConfiguredSources(): z.infer<typeof configuredSources> {
+  const configured = process.env.LEADS_DEFAULT_SOURCES;
+  return configuredSources.parse(configured ? JSON.parse(configured) : defaultSources);
+}
+
+/**
+ * Creates the account of each configured source that has none yet (decisions.md 7),
+ * so that every source has a stable src_ id before its first lead and listing never
+ * writes. Safe to run from several processes at once.
+ */
+export async function ensureConfiguredSources(db: Db): Promise<void> {
+  for (const { name, type } of readConfiguredSources()) {
+    if (await findSourceByName(db, name)) continue;
+    try {
+      await db.customer.create({ data: newSourceData(name, type), select: { id: true } });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+}
+
+/** Nested-create data for a new source account and its name key. */
+export function newSourceData(name: string, type: Source["type"]) {
+  const cleaned = cleanSourceName(name);
+  return {
+    id: newCustomerId("source"),
+    kind: "source",
+    name: cleaned,
+    sourceType: type,
+    sourceName: { create: { key: sourceKey(cleaned) } },
+  } satisfies Prisma.CustomerCreateInput;
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+const sourceSelect = { id: true, name: true, sourceType: true } satisfies Prisma.CustomerSelect;
+type SourceRow = Prisma.CustomerGetPayload<{ select: typeof sourceSelect }>;
+
+function toSource(row: SourceRow): Source {
+  return { id: row.id, name: row.name, type: row.sourceType === "ads" ? "ads" : "other" };
+}
+
+/** The source account registered under this name, case and repeated spaces ignored. */
+export async function findSourceByName(db: Db, name: string): Promise<Source | null> {
+  const entry = await db.leadSourceName.findUnique({
+    where: { key: sourceKey(name) },
+    select: { customer: { select: sourceSelect } },
+  });
+  return entry ? toSource(entry.customer) : null;
+}
+
+export async function findSourceById(db: Db, id: string): Promise<Source | null> {
+  const row = await db.customer.findFirst({ where: { id, kind: "source" }, select: sourceSelect });
+  return row ? toSource(row) : null;
+}
+
+/** A referrer string: an existing or configured source name first, then an exact source id. */
+export async function findSource(db: Db, nameOrId: string): Promise<Source | null> {
+  return (await findSourceByName(db, nameOrId)) ?? (await findSourceById(db, nameOrId));
+}
+
+export async function listSources(db: Db): Promise<{ sources: Source[]; ads: Source[] }> {
+  const rows = await db.customer.findMany({
+    where: { kind: "source" },
+    select: sourceSelect,
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+  });
+  const sources = rows.map(toSource);
+  return { sources, ads: sources.filter((s) => s.type === "ads") };
+}

@@ -1,0 +1,48 @@
+// `npm start`: builds the app, then serves it with `next start`. Without
+// DATABASE_URL it runs an embedded PostgreSQL whose data lives in .data/postgres;
+// without LEADS_API_KEY it generates one into .env.local (never printed: keys
+// stay out of logs) and shows how to use it.
+// `npm run serve` does the same without the build step.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, existsSync } from "node:fs";
+import path from "node:path";
+import { startEmbeddedPostgres } from "./embedded-postgres.mjs";
+
+const ENV_FILE = ".env.local";
+const port = process.env.PORT ?? "3000";
+
+if (existsSync(ENV_FILE)) process.loadEnvFile(ENV_FILE);
+
+if (!process.env.LEADS_API_KEY) {
+  const key = `lk_${randomBytes(32).toString("base64url")}`;
+  appendFileSync(ENV_FILE, `LEADS_API_KEY=${key}\n`, { mode: 0o600 });
+  process.env.LEADS_API_KEY = key;
+  console.log(`Generated an API key into ${ENV_FILE} (LEADS_API_KEY). Try it:`);
+  console.log(`  curl -H "Authorization: Bearer $(sed -n 's/^LEADS_API_KEY=//p' ${ENV_FILE})" http://localhost:${port}/api/leads/sources\n`);
+}
+
+let database;
+if (!process.env.DATABASE_URL) {
+  database = await startEmbeddedPostgres({
+    dir: path.resolve(".data", "postgres"),
+    port: Number(process.env.EMBEDDED_PG_PORT ?? 54329),
+    database: "leads",
+  });
+  process.env.DATABASE_URL = database.url;
+  console.log(`Embedded PostgreSQL running, data in .data/postgres`);
+}
+
+if (!process.argv.includes("--no-build")) {
+  const build = spawnSync("npx", ["next", "build"], { stdio: "inherit" });
+  if (build.status !== 0) await shutdown(build.status ?? 1);
+}
+
+const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit" });
+server.on("exit", (code) => shutdown(code ?? 0));
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+
+async function shutdown(code) {
+  await database?.stop();
+  process.exit(code);
+}
