@@ -1,0 +1,61 @@
+import * as catchAll from "@/app/api/[[...path]]/route";
+import * as agentsAlias from "@/app/api/agents/route";
+import * as adsAlias from "@/app/api/leads/ads/route";
+import * as agents from "@/app/api/leads/agents/route";
+import * as leads from "@/app/api/leads/route";
+import * as sources from "@/app/api/leads/sources/route";
+import * as sourcesAlias from "@/app/api/sources/route";
+
+export const TEST_KEY = "test-key-0123456789";
+
+type RouteModule = Record<string, (request: Request) => Promise<Response>>;
+
+/** The app's routes by path, as Next maps them; anything else falls to the catch-all. */
+const ROUTES: Record<string, RouteModule> = {
+  "/api/leads": leads,
+  "/api/leads/sources": sources,
+  "/api/leads/ads": adsAlias,
+  "/api/sources": sourcesAlias,
+  "/api/leads/agents": agents,
+  "/api/agents": agentsAlias,
+};
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  /** A JSON-serialisable body, or a raw string sent as is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The bearer key; null sends no Authorization header. */
+  key?: string | null;
+  /** Where to send it: in-process route handlers (default) or a running server. */
+  baseUrl?: string;
+}
+
+/** Sends one request through the same route handlers Next serves, or over HTTP with baseUrl. */
+export async function call<T = any>(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const { body, key = TEST_KEY, baseUrl } = options;
+  const headers: Record<string, string> = { ...options.headers };
+  if (key !== null) headers.authorization ??= `Bearer ${key}`;
+  let payload: string | undefined;
+  if (body !== undefined) {
+    payload = typeof body === "string" ? body : JSON.stringify(body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json";
+  }
+  const request = new Request(new URL(pathAndQuery, baseUrl ?? "http://localhost"), { method, headers, body: payload });
+  const response = baseUrl ? await fetch(request) : await route(request);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+}
+
+function route(request: Request): Promise<Response> {
+  const module = ROUTES[new URL(request.url).pathname] ?? catchAll;
+  return module[request.method](request);
+}
+
+export const post = (body: unknown, options: CallOptions = {}) => call("POST", "/api/leads", { ...options, body });

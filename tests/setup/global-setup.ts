@@ -1,0 +1,42 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { migrate } from "@/lib/db/migrate";
+import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** URL template of the throw-away test cluster: replace {db} with a database name. */
+    postgresUrl: string;
+    /** Database migrated once; each test file copies it (CREATE DATABASE … TEMPLATE). */
+    templateDatabase: string;
+  }
+}
+
+const TEMPLATE = "lead_intake_template";
+
+/** One throw-away PostgreSQL cluster for the whole run, with a migrated template database. */
+export default async function setup(project: TestProject) {
+  const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-test-pg-"));
+  const server = await startEmbeddedPostgres({ dir, port: await freePort(), database: TEMPLATE, persistent: false });
+  await migrate(server.url);
+  project.provide("postgresUrl", server.urlOf("{db}"));
+  project.provide("templateDatabase", TEMPLATE);
+  return async () => {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
