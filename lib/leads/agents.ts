@@ -53,9 +53,12 @@ export async function resolveAgent(db: Db, assignedAgentId: NonNullable<CreateLe
   const byPlatformId = typeof assignedAgentId === "string" ? Prisma.sql`platform_id = ${text}` : Prisma.sql`FALSE`;
   const byNumericId = numeric === null ? Prisma.sql`FALSE` : Prisma.sql`id = ${numeric}`;
   const layout = await layoutOf(db);
+  // A platform id match wins over a numeric id match. The order is on the column,
+  // not on byPlatformId: for an integer that is FALSE, and PostgreSQL refuses a
+  // constant ORDER BY ("non-integer constant in ORDER BY").
   const rows = await db.$queryRaw<AgentRow[]>`
     ${eligibleAgents(layout, Prisma.sql`(${byPlatformId} OR ${byNumericId})`)}
-    ORDER BY (${byPlatformId}) DESC
+    ORDER BY (platform_id = ${text}) DESC
     LIMIT 1`;
   if (!rows[0]) throw new ApiError("INVALID_AGENT", "assignedAgentId does not name a user eligible for sales assignment");
   return toAgent(rows[0]);
