@@ -31,30 +31,34 @@ export async function listLeads(
   db: Db,
   { referrer, limit, offset }: ListLeadsInput,
 ): Promise<{ leads: ListedLead[]; pagination: Pagination }> {
-  let filter = Prisma.empty;
+  let sourceId: string | null = null;
   if (referrer !== undefined) {
     const source = await findSource(db, referrer);
     if (!source) return { leads: [], pagination: { total: 0, limit, offset, hasMore: false } };
-    filter = Prisma.sql`AND r.referrer_customer_id = ${source.id}`;
+    sourceId = source.id;
   }
+  const ofSource = (column: Prisma.Sql) => (sourceId === null ? Prisma.empty : Prisma.sql`AND ${column} = ${sourceId}`);
   const { assignment } = await layoutOf(db);
   const agentPlatformId = assignment
     ? Prisma.sql`(SELECT u.platform_id FROM users u WHERE u.id = r.assigned_agent_id)`
     : Prisma.sql`NULL::text`;
-  const from = Prisma.sql`
-    FROM referrals r
-    JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source'
-    WHERE TRUE ${filter}`;
 
   const [rows, counted] = await Promise.all([
     db.$queryRaw<LeadRow[]>`
       SELECT r.id, r.lead_customer_id, r.lead_name, r.mobile_number, r.status, r.state, r.city,
              r.address, r.relationship, r.project_type, r.remark, r.created_at,
              c.id AS referrer_id, c.name AS referrer_name, ${agentPlatformId} AS agent_platform_id
-      ${from}
+      FROM referrals r
+      JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source'
+      WHERE TRUE ${ofSource(Prisma.raw("r.referrer_customer_id"))}
       ORDER BY r.id DESC
       LIMIT ${limit} OFFSET ${offset}`,
-    db.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total ${from}`,
+    // Kept per referrer by a trigger (lead_referrer_counts): the same cost at any table size.
+    db.$queryRaw<{ total: number }[]>`
+      SELECT coalesce(sum(n.total), 0)::int AS total
+      FROM lead_referrer_counts n
+      JOIN customers c ON c.id = n.customer_id AND c.kind = 'source'
+      WHERE TRUE ${ofSource(Prisma.raw("n.customer_id"))}`,
   ]);
   const total = counted[0].total;
   return {

@@ -33,3 +33,45 @@ FROM "customers"
 WHERE "kind" = 'source'
 ORDER BY "created_at", "id"
 ON CONFLICT ("key") DO NOTHING;
+
+-- CreateTable
+CREATE TABLE "lead_referrer_counts" (
+    "customer_id" TEXT NOT NULL,
+    "total" INTEGER NOT NULL,
+
+    CONSTRAINT "lead_referrer_counts_pkey" PRIMARY KEY ("customer_id")
+);
+
+-- Records per referrer, kept exact by every write to referrals (the module's and
+-- the host's own), so GET /api/leads never counts a million rows.
+CREATE FUNCTION "lead_intake_count_referrals"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    DELETE FROM "lead_referrer_counts";
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'UPDATE' AND OLD."referrer_customer_id" = NEW."referrer_customer_id" THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    UPDATE "lead_referrer_counts" SET "total" = "total" - 1 WHERE "customer_id" = OLD."referrer_customer_id";
+  END IF;
+  IF TG_OP IN ('UPDATE', 'INSERT') THEN
+    INSERT INTO "lead_referrer_counts" ("customer_id", "total") VALUES (NEW."referrer_customer_id", 1)
+    ON CONFLICT ("customer_id") DO UPDATE SET "total" = "lead_referrer_counts"."total" + 1;
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER "lead_intake_count_referrals"
+AFTER INSERT OR DELETE OR UPDATE OF "referrer_customer_id" ON "referrals"
+FOR EACH ROW EXECUTE FUNCTION "lead_intake_count_referrals"();
+
+CREATE TRIGGER "lead_intake_count_referrals_truncate"
+AFTER TRUNCATE ON "referrals"
+FOR EACH STATEMENT EXECUTE FUNCTION "lead_intake_count_referrals"();
+
+-- Count the host's existing records.
+INSERT INTO "lead_referrer_counts" ("customer_id", "total")
+SELECT "referrer_customer_id", count(*) FROM "referrals" GROUP BY "referrer_customer_id";
