@@ -16,7 +16,10 @@ export function apiRoute(handler: Handler): Handler {
       authenticate(request);
       return await handler(request);
     } catch (error) {
-      if (error instanceof ApiError) return errorResponse(error);
+      // The rest of a refused oversized body is never read: tell the client not to reuse the connection.
+      if (error instanceof ApiError) {
+        return errorResponse(error, error.code === "PAYLOAD_TOO_LARGE" ? { Connection: "close" } : undefined);
+      }
       logFailure(request, error);
       return errorResponse(new ApiError("INTERNAL_ERROR", "The request could not be completed"));
     }

@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrate } from "@/lib/db/migrate";
 import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
+import { freePort } from "../helpers/net";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -28,15 +28,4 @@ export default async function setup(project: TestProject) {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
