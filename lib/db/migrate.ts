@@ -48,7 +48,12 @@ export async function migrate(connectionString: string): Promise<string[]> {
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK]);
-    await client.query(CREATE_MIGRATIONS_TABLE);
+    // Only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when the table
+    // exists, and a runtime role that may only read and write data must start on an up-to-date database.
+    const { rows: found } = await client.query<{ exists: boolean }>(
+      `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
+    );
+    if (!found[0].exists) await client.query(CREATE_MIGRATIONS_TABLE);
     const { rows } = await client.query<{ migration_name: string; checksum: string }>(
       `SELECT migration_name, checksum FROM "_prisma_migrations"
        WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,

@@ -19,16 +19,26 @@ CREATE INDEX IF NOT EXISTS "customers_kind_idx" ON "customers"("kind");
 -- CreateIndex
 CREATE INDEX IF NOT EXISTS "referrals_referrer_customer_id_id_idx" ON "referrals"("referrer_customer_id", "id" DESC);
 
--- CreateIndex
-CREATE INDEX IF NOT EXISTS "referrals_assigned_agent_id_idx" ON "referrals"("assigned_agent_id");
+-- CreateIndex (only where the host has assignment storage: some host databases
+-- have no referrals.assigned_agent_id, see lib/db/layout.ts)
+DO $$
+BEGIN
+    IF EXISTS (
+        SELECT 1 FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = 'referrals' AND column_name = 'assigned_agent_id'
+    ) THEN
+        CREATE INDEX IF NOT EXISTS "referrals_assigned_agent_id_idx" ON "referrals"("assigned_agent_id");
+    END IF;
+END $$;
 
 -- CreateIndex
 CREATE INDEX IF NOT EXISTS "audit_entries_referral_id_idx" ON "audit_entries"("referral_id");
 
--- Register the host's existing source accounts by normalised name (trimmed,
--- single-spaced, lower case: lib/leads/source-name.ts); the oldest wins a tie.
+-- Register the host's existing source accounts by normalised name (runs of white
+-- space made one space, then trimmed, lower case: lib/leads/source-name.ts); the
+-- oldest wins a tie.
 INSERT INTO "lead_source_names" ("key", "customer_id")
-SELECT lower(regexp_replace(btrim("name"), '\s+', ' ', 'g')), "id"
+SELECT lower(btrim(regexp_replace("name", '\s+', ' ', 'g'))), "id"
 FROM "customers"
 WHERE "kind" = 'source'
 ORDER BY "created_at", "id"
@@ -43,8 +53,11 @@ CREATE TABLE "lead_referrer_counts" (
 );
 
 -- Records per referrer, kept exact by every write to referrals (the module's and
--- the host's own), so GET /api/leads never counts a million rows.
-CREATE FUNCTION "lead_intake_count_referrals"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- the host's own), so GET /api/leads never counts a million rows. It runs as its
+-- owner (SECURITY DEFINER, search_path fixed to this schema's), so the host's own
+-- roles keep writing referrals with the grants they had, none on this table.
+CREATE FUNCTION "lead_intake_count_referrals"() RETURNS trigger LANGUAGE plpgsql
+SECURITY DEFINER SET search_path FROM CURRENT AS $$
 BEGIN
   IF TG_OP = 'TRUNCATE' THEN
     DELETE FROM "lead_referrer_counts";

@@ -1,0 +1,4 @@
+import { hostInstallSuite } from "../helpers/host-install-suite";
+
+// The module installed on a host database that already holds data: legacy layout.
+hostInstallSuite("legacy");
