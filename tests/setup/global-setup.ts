@@ -4,7 +4,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrate } from "@/lib/db/migrate";
 import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
-import { freePort } from "../helpers/net";
+import { freePort } from "@/scripts/process-group";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ProcessGroup {
+  pid: number;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  /** Ends the whole group (e.g. npx and the `next start` it runs). */
+  stop(): Promise<void>;
+}
+
+/** Starts a server in its own process group and waits until `readyUrl` answers at all. */
+export async function startProcessGroup(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  readyUrl: string,
+): Promise<ProcessGroup> {
+  let output = "";
+  const child = spawn(command, args, { env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const group = { pid: child.pid!, output: () => output, stop: () => stop(child) };
+  try {
+    await waitUntilAnswering(readyUrl, child);
+  } catch (error) {
+    await group.stop();
+    throw new Error(`${(error as Error).message}\n${output}`);
+  }
+  return group;
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: server exited with ${child.exitCode}`);
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  throw new Error(`${url}: no answer within 60 s`);
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  process.kill(-child.pid!, "SIGTERM");
+  return exited;
+}
