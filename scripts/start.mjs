@@ -34,7 +34,7 @@ if (!process.env.DATABASE_URL) {
 }
 
 if (!process.argv.includes("--no-build")) {
-  const build = spawnSync("npx", ["next", "build"], { stdio: "inherit" });
+  const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" }); // the OpenAPI document, then next build
   if (build.status !== 0) await shutdown(build.status ?? 1);
 }
 

@@ -30,8 +30,10 @@ export const referrerInput = z.union(
   [
     referrerName.describe("A source name (existing, configured or new) or a returned source id."),
     z
-      .strictObject({ customerId: z.string().trim().min(1).max(120) })
-      .describe("An existing person or source customer account."),
+      .strictObject({
+        customerId: z.string().trim().min(1).max(120).describe("ID of an existing person or source customer account."),
+      })
+      .describe("An existing person or source customer account. An unknown ID is 422 INVALID_REFERRER; creates no account."),
   ],
   { error: "Must be a source name (string) or an object {customerId}" },
 );
@@ -43,14 +45,15 @@ export const assignedAgentIdInput = z.union(
       .trim()
       .min(1)
       .max(80)
-      .regex(/^[A-Za-z0-9_-]*$/, "Only letters, digits, underscore and hyphen are allowed"),
-    z.int().min(1).max(Number.MAX_SAFE_INTEGER),
+      .regex(/^[A-Za-z0-9_-]*$/, "Only letters, digits, underscore and hyphen are allowed")
+      .describe("The user's platform ID (preferred), or the numeric user ID written as a string."),
+    z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe("The numeric user ID."),
   ],
   { error: "Must be a platform id (string) or a numeric user id (integer)" },
 );
 
 export const createLeadBody = z.strictObject({
-  leadName: z.string().trim().min(2).max(120),
+  leadName: z.string().trim().min(2).max(120).describe("The lead's name (trimmed)."),
   leadMobileNumber: z
     .string()
     .trim()
@@ -62,15 +65,23 @@ export const createLeadBody = z.strictObject({
       if (canonical) return canonical;
       ctx.addIssue({ code: "custom", message: "Not a Malaysian mobile number (60 followed by 9 to 11 digits)" });
       return z.NEVER;
-    }),
-  referrer: referrerInput,
-  assignedAgentId: assignedAgentIdInput.optional(),
-  leadState: optionalText(120),
-  leadCity: optionalText(120),
-  leadAddress: optionalText(500),
-  relationship: z.enum(RELATIONSHIPS).optional(),
-  projectType: z.enum(PROJECT_TYPES).optional(),
-  remark: optionalText(500),
+    })
+    .describe(
+      "A Malaysian mobile number as written (trimmed). Formatting is removed, a local 0 or 1 prefix becomes 60 " +
+        "(a leading +60 is accepted); the result must be 60 followed by 9 to 11 digits.",
+    ),
+  referrer: referrerInput.describe(
+    "The Introducer: a source name or returned source ID (string), or an existing account ({customerId}).",
+  ),
+  assignedAgentId: assignedAgentIdInput
+    .optional()
+    .describe("The sales user to assign: an `id` from GET /api/leads/agents, or its `numericId`. Omit to leave the lead unassigned."),
+  leadState: optionalText(120).describe("Stored as an empty string when omitted."),
+  leadCity: optionalText(120).describe("Stored as an empty string when omitted."),
+  leadAddress: optionalText(500).describe("Stored as an empty string when omitted."),
+  relationship: z.enum(RELATIONSHIPS).optional().describe("The lead's relationship to the Introducer. Default `Other`."),
+  projectType: z.enum(PROJECT_TYPES).optional().describe("Default `OTHERS`."),
+  remark: optionalText(500).describe("Stored as an empty string when omitted."),
 });
 
 export type CreateLeadInput = z.output<typeof createLeadBody>;
@@ -92,59 +103,76 @@ export type ListLeadsInput = z.output<typeof listLeadsQuery>;
 
 // Responses
 
-export const source = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  type: z.enum(["ads", "other"]),
-});
+export const source = z
+  .strictObject({
+    id: z.string().describe("Source account ID, with the prefix `src_`."),
+    name: z.string(),
+    type: z.enum(["ads", "other"]),
+  })
+  .describe("A source account.");
 
-export const agent = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  platformId: z.string(),
-  numericId: z.int(),
-  accessLevels: z.array(z.string()),
-});
+export const agent = z
+  .strictObject({
+    id: z.string().describe("Same value as `platformId`; the preferred value for `assignedAgentId`."),
+    name: z.string(),
+    platformId: z.string().describe("The user's ID in the host platform. Same as `id`."),
+    numericId: z.int().describe("Numeric user ID; also accepted as `assignedAgentId`."),
+    accessLevels: z.array(z.string()).describe("Access levels of the user (empty on a legacy layout)."),
+  })
+  .describe("A sales user leads can be assigned to.");
 
-export const referrer = z.strictObject({
-  customerId: z.string(),
-  name: z.string(),
-  type: z.enum(["source", "person"]),
-});
+export const referrer = z
+  .strictObject({
+    customerId: z.string().describe("The Introducer's customer account ID."),
+    name: z.string(),
+    type: z.enum(["source", "person"]),
+  })
+  .describe("The Introducer of a lead.");
 
-export const createdLead = z.strictObject({
-  referralId: z.int(),
-  leadCustomerId: z.string(),
-  leadName: z.string(),
-  leadMobileNumber: z.string(),
-  referrer,
-  assignedAgentId: z.string().nullable(),
-  status: z.enum(LEAD_STATUSES),
-});
+export const createdLead = z
+  .strictObject({
+    referralId: z.int().describe("Workflow record ID."),
+    leadCustomerId: z.string().describe("The lead customer's ID."),
+    leadName: z.string(),
+    leadMobileNumber: z.string().describe("Canonical form: 60 followed by 9 to 11 digits."),
+    referrer,
+    assignedAgentId: z.string().nullable().describe("Assigned user's platform ID; null if unassigned."),
+    status: z.enum(LEAD_STATUSES).describe("`Assigned` when an agent was given, else `Pending`."),
+  })
+  .describe("The lead just created.");
 
-export const listedLead = z.strictObject({
-  referralId: z.int(),
-  leadCustomerId: z.string().nullable(),
-  leadName: z.string(),
-  leadMobileNumber: z.string().nullable(),
-  referrer: referrer.extend({ type: z.literal("source") }),
-  assignedAgentId: z.string().nullable(),
-  status: z.string(),
-  leadState: z.string(),
-  leadCity: z.string(),
-  leadAddress: z.string(),
-  relationship: z.string(),
-  projectType: z.string(),
-  remark: z.string(),
-  createdAt: z.iso.datetime().nullable(),
-});
+export const listedLead = z
+  .strictObject({
+    referralId: z.int().describe("Workflow record ID; use it to deduplicate across pages."),
+    leadCustomerId: z.string().nullable().describe("The lead customer's ID; null for legacy records."),
+    leadName: z.string(),
+    leadMobileNumber: z.string().nullable(),
+    referrer: referrer.extend({ type: z.literal("source") }).describe("The source account that introduced the lead."),
+    assignedAgentId: z.string().nullable().describe("Platform ID of the assigned user; null if unassigned."),
+    status: z
+      .string()
+      .describe(
+        "The current stored value in this system (open set): `Pending`, `Assigned`, `Contacted`, `Qualified`, " +
+          "`Successful`, `Rejected`; legacy values are passed through unchanged.",
+      ),
+    leadState: z.string().describe("Empty string when missing."),
+    leadCity: z.string().describe("Empty string when missing."),
+    leadAddress: z.string().describe("Empty string when missing."),
+    relationship: z.string(),
+    projectType: z.string(),
+    remark: z.string().describe("Empty string when missing."),
+    createdAt: z.iso.datetime().nullable().describe("ISO 8601 timestamp in UTC; null when unavailable."),
+  })
+  .describe("A current lead of a source account.");
 
-export const pagination = z.strictObject({
-  total: z.int().min(0),
-  limit: z.int().min(1).max(500),
-  offset: z.int().min(0).max(2147483647),
-  hasMore: z.boolean(),
-});
+export const pagination = z
+  .strictObject({
+    total: z.int().min(0).describe("Count of all matching records, not of the page."),
+    limit: z.int().min(1).max(500).describe("The page size used."),
+    offset: z.int().min(0).max(2147483647).describe("The offset used."),
+    hasMore: z.boolean().describe("Whether a further page exists: repeat with offset + limit while true."),
+  })
+  .describe("Where this page lies among all matching records.");
 
 export type Source = z.infer<typeof source>;
 export type Agent = z.infer<typeof agent>;
