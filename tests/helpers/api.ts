@@ -5,6 +5,7 @@ import * as agents from "@/app/api/leads/agents/route";
 import * as leads from "@/app/api/leads/route";
 import * as sources from "@/app/api/leads/sources/route";
 import * as sourcesAlias from "@/app/api/sources/route";
+import { assertContract } from "./openapi";
 
 export const TEST_KEY = "test-key-0123456789";
 
@@ -37,7 +38,11 @@ export interface CallOptions {
   baseUrl?: string;
 }
 
-/** Sends one request through the same route handlers Next serves, or over HTTP with baseUrl. */
+/**
+ * Sends one request through the same route handlers Next serves, or over HTTP with baseUrl.
+ * The response is checked against the OpenAPI document (tests/helpers/openapi.ts): any
+ * undocumented status, header or body shape throws.
+ */
 export async function call<T = any>(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
   const { body, key = TEST_KEY, baseUrl } = options;
   const headers: Record<string, string> = { ...options.headers };
@@ -50,7 +55,10 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
   const request = new Request(new URL(pathAndQuery, baseUrl ?? "http://localhost"), { method, headers, body: payload });
   const response = baseUrl ? await fetch(request) : await route(request);
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+  const result = { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+  // Every response any test receives must match the OpenAPI document (throws with the differences).
+  assertContract(method, pathAndQuery, result);
+  return result;
 }
 
 function route(request: Request): Promise<Response> {

@@ -1,0 +1,258 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { MAX_BODY_BYTES } from "@/lib/api/body";
+import { call, TEST_KEY, type ApiResponse, type CallOptions } from "../helpers/api";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { contractViolations, openApiDocument } from "../helpers/openapi";
+
+/**
+ * Contract check: representative success and error responses of every operation
+ * and alias, each validated against the OpenAPI document (call() throws on any
+ * departure; the checks below also say which code each case must produce).
+ */
+
+let db: TestDatabase;
+let personId: string;
+const SALES = { platformId: "sarah-lim-01", name: "Sarah Lim" };
+
+/** Codes (or success statuses) seen per documented operation, to show every documented outcome was exercised. */
+const seen = new Map<string, Set<string>>();
+
+async function send(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
+  const res = await call(method, path, options);
+  const key = `${method.toLowerCase()} ${new URL(path, "http://x").pathname}`;
+  if (!seen.has(key)) seen.set(key, new Set());
+  seen.get(key)!.add(res.status < 400 ? String(res.status) : res.body.code);
+  expect(contractViolations(method, path, res)).toEqual([]);
+  return res;
+}
+
+async function expectCode(res: Promise<ApiResponse>, status: number, code: string): Promise<ApiResponse> {
+  const r = await res;
+  expect(r.status, r.text).toBe(status);
+  expect(r.body.code).toBe(code);
+  return r;
+}
+
+/** Runs `act` with one table renamed away, so the operation fails inside the database (500, logged by kind). */
+async function withoutTable<T>(table: string, act: () => Promise<T>): Promise<T> {
+  const log = vi.spyOn(console, "error").mockImplementation(() => {});
+  await db.sql.query(`ALTER TABLE ${table} RENAME TO ${table}_away`);
+  try {
+    const result = await act();
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('"msg":"request failed"'));
+    return result;
+  } finally {
+    log.mockRestore();
+    await db.sql.query(`ALTER TABLE ${table}_away RENAME TO ${table}`);
+  }
+}
+
+async function withoutKey<T>(act: () => Promise<T>): Promise<T> {
+  delete process.env.LEADS_API_KEY;
+  try {
+    return await act();
+  } finally {
+    process.env.LEADS_API_KEY = TEST_KEY;
+  }
+}
+
+const SOURCE_PATHS = ["/api/leads/sources", "/api/leads/ads", "/api/sources"];
+const AGENT_PATHS = ["/api/leads/agents", "/api/agents"];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await db.sql.query(`INSERT INTO users (name, platform_id, access_levels) VALUES ($1, $2, '{sales}'), ('Ops Desk', 'ops-desk', '{support}')`, [
+    SALES.name,
+    SALES.platformId,
+  ]);
+  // A first lead gives a person account (its lead customer) for the object referrer form.
+  const first = await send("POST", "/api/leads", { body: { leadName: "Aminah Binti Ali", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" } });
+  personId = first.body.lead.leadCustomerId;
+});
+
+afterAll(async () => {
+  await db.sql.end();
+});
+
+describe("contract: GET /api/leads/sources and its aliases", () => {
+  it.each(SOURCE_PATHS)("GET %s: 200, 401, 503, 500", async (path) => {
+    const ok = await send("GET", path);
+    expect(ok.status).toBe(200);
+    expect(ok.body.sources.length).toBeGreaterThan(0);
+    expect(ok.body.ads.length).toBeGreaterThan(0);
+    await expectCode(send("GET", path, { key: null }), 401, "UNAUTHORIZED");
+    await expectCode(send("GET", path, { key: "wrong-key" }), 401, "UNAUTHORIZED");
+    await withoutKey(() => expectCode(send("GET", path), 503, "API_NOT_CONFIGURED"));
+    await withoutTable("customers", () => expectCode(send("GET", path), 500, "INTERNAL_ERROR"));
+  });
+});
+
+describe("contract: GET /api/leads/agents and its alias", () => {
+  it.each(AGENT_PATHS)("GET %s: 200, 401, 503, 500", async (path) => {
+    const ok = await send("GET", path);
+    expect(ok.status).toBe(200);
+    expect(ok.body.agents).toEqual([expect.objectContaining({ id: SALES.platformId, accessLevels: ["sales"] })]);
+    await expectCode(send("GET", path, { key: null }), 401, "UNAUTHORIZED");
+    await withoutKey(() => expectCode(send("GET", path), 503, "API_NOT_CONFIGURED"));
+    await withoutTable("users", () => expectCode(send("GET", path), 500, "INTERNAL_ERROR"));
+  });
+});
+
+describe("contract: POST /api/leads", () => {
+  const minimal = { leadName: "Tan Wei Ming", leadMobileNumber: "+60 11-2345 6789", referrer: "Roadshow Mid Valley" };
+
+  it("201 for a new source, an assigned agent by platform and numeric ID, a person referrer and all fields", async () => {
+    const created = await send("POST", "/api/leads", { body: minimal });
+    expect(created.status).toBe(201);
+    expect(created.body.lead).toMatchObject({ status: "Pending", assignedAgentId: null, referrer: { type: "source" } });
+
+    const assigned = await send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: SALES.platformId } });
+    expect(assigned.body.lead).toMatchObject({ status: "Assigned", assignedAgentId: SALES.platformId });
+
+    const { rows } = await db.sql.query<{ id: number }>(`SELECT id FROM users WHERE platform_id = $1`, [SALES.platformId]);
+    const numeric = await send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: rows[0].id } });
+    expect(numeric.body.lead.assignedAgentId).toBe(SALES.platformId);
+
+    const person = await send("POST", "/api/leads", {
+      body: {
+        ...minimal,
+        referrer: { customerId: personId },
+        leadState: "Selangor",
+        leadCity: "Petaling Jaya",
+        leadAddress: "12 Jalan SS 2/24",
+        relationship: "Friend",
+        projectType: "FACTORY (1%)",
+        remark: "After 6 pm",
+      },
+    });
+    expect(person.status).toBe(201);
+    expect(person.body.lead.referrer).toMatchObject({ customerId: personId, type: "person" });
+  });
+
+  it("400 INVALID_JSON and INVALID_INPUT (with issues)", async () => {
+    await expectCode(send("POST", "/api/leads", { body: "{not json" }), 400, "INVALID_JSON");
+    const invalid = await expectCode(send("POST", "/api/leads", { body: { ...minimal, leadName: "A", introducer: "x" } }), 400, "INVALID_INPUT");
+    expect(invalid.body.issues.map((i: { path: string }) => i.path).sort()).toEqual(["introducer", "leadName"]);
+    await expectCode(send("POST", "/api/leads", { body: { ...minimal, remark: null } }), 400, "INVALID_INPUT");
+    await expectCode(send("POST", "/api/leads", { body: [] }), 400, "INVALID_INPUT");
+  });
+
+  it("401, 413, 415", async () => {
+    await expectCode(send("POST", "/api/leads", { body: minimal, key: null }), 401, "UNAUTHORIZED");
+    await expectCode(send("POST", "/api/leads", { body: " ".repeat(MAX_BODY_BYTES) + "{}" }), 413, "PAYLOAD_TOO_LARGE");
+    await expectCode(
+      send("POST", "/api/leads", { body: JSON.stringify(minimal), headers: { "content-type": "text/plain" } }),
+      415,
+      "INVALID_CONTENT_TYPE",
+    );
+  });
+
+  it("422 INVALID_AGENT and INVALID_REFERRER", async () => {
+    await expectCode(send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: "ops-desk" } }), 422, "INVALID_AGENT");
+    await expectCode(send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: 987654 } }), 422, "INVALID_AGENT");
+    await expectCode(send("POST", "/api/leads", { body: { ...minimal, referrer: { customerId: "cus_nobody" } } }), 422, "INVALID_REFERRER");
+  });
+
+  it("503 API_NOT_CONFIGURED and 500 INTERNAL_ERROR", async () => {
+    await withoutKey(() => expectCode(send("POST", "/api/leads", { body: minimal }), 503, "API_NOT_CONFIGURED"));
+    await withoutTable("audit_entries", () => expectCode(send("POST", "/api/leads", { body: minimal }), 500, "INTERNAL_ERROR"));
+  });
+});
+
+describe("contract: GET /api/leads", () => {
+  it("200 for all sources, one source, an unknown source and a page beyond the end", async () => {
+    const all = await send("GET", "/api/leads");
+    expect(all.status).toBe(200);
+    expect(all.body.leads.length).toBeGreaterThan(0);
+    expect((await send("GET", "/api/leads?referrer=facebook%20ads&limit=1&offset=0")).body.pagination).toMatchObject({ limit: 1 });
+    expect((await send("GET", "/api/leads?referrer=Nobody%20Here")).body.leads).toEqual([]);
+    expect((await send("GET", "/api/leads?offset=2147483647&limit=500")).body.leads).toEqual([]);
+  });
+
+  it("400 INVALID_INPUT (with issues), 401, 503, 500", async () => {
+    for (const query of ["limit=0", "limit=501", "offset=-1", "limit=1.5", "limit=", "referrer=", "limit=1&limit=2", "page=2"]) {
+      const res = await expectCode(send("GET", `/api/leads?${query}`), 400, "INVALID_INPUT");
+      expect(res.body.issues.length).toBeGreaterThan(0);
+    }
+    await expectCode(send("GET", "/api/leads", { key: null }), 401, "UNAUTHORIZED");
+    await withoutKey(() => expectCode(send("GET", "/api/leads"), 503, "API_NOT_CONFIGURED"));
+    await withoutTable("referrals", () => expectCode(send("GET", "/api/leads"), 500, "INTERNAL_ERROR"));
+  });
+});
+
+describe("contract: paths and methods outside the document", () => {
+  it("answers an unknown path with the documented 404 and an unsupported method with the documented 405", async () => {
+    for (const path of ["/api/v1/leads", "/api/leads/123", "/api/webhooks"]) {
+      await expectCode(send("GET", path), 404, "NOT_FOUND");
+    }
+    for (const [method, path] of [
+      ["DELETE", "/api/leads"],
+      ["PUT", "/api/leads"],
+      ["POST", "/api/leads/sources"],
+      ["POST", "/api/leads/ads"],
+      ["PATCH", "/api/sources"],
+      ["POST", "/api/leads/agents"],
+      ["DELETE", "/api/agents"],
+    ]) {
+      const res = await expectCode(send(method, path), 405, "METHOD_NOT_ALLOWED");
+      expect(res.headers.get("allow")).toBeTruthy();
+    }
+  });
+});
+
+describe("contract: coverage and strictness", () => {
+  it("exercised every documented outcome of every operation and alias (ASSIGNMENT_NOT_CONFIGURED: contract-no-assignment.test.ts)", () => {
+    const doc = openApiDocument();
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const documented = new Set<string>();
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          if (Number(status) < 400) documented.add(status);
+          else if (!response.$ref) {
+            for (const name of Object.keys(response.content["application/json"].examples)) documented.add(name);
+          }
+        }
+        documented.delete("ASSIGNMENT_NOT_CONFIGURED");
+        expect([...(seen.get(`${method} ${path}`) ?? [])].sort(), `${method} ${path}`).toEqual([...documented].sort());
+      }
+    }
+  });
+
+  it("rejects a response with a field the document lacks, a missing field, a wrong code or an undocumented status", async () => {
+    const res = await call("GET", "/api/leads?limit=1");
+    const lead = res.body.leads[0];
+    const variant = (body: unknown, status = res.status, headers = res.headers) =>
+      contractViolations("GET", "/api/leads", { status, headers, body });
+
+    expect(variant(res.body)).toEqual([]);
+    expect(variant({ ...res.body, leads: [{ ...lead, campaignId: "c1" }] }).join()).toMatch(/additional/);
+    const { remark, ...withoutRemark } = lead;
+    expect(variant({ ...res.body, leads: [withoutRemark] }).join()).toMatch(/required property 'remark'/);
+    expect(variant({ ...res.body, pagination: { ...res.body.pagination, total: -1 } }).join()).toMatch(/>= 0/);
+    expect(variant({ error: "x", code: "INVALID_AGENT" }, 400).join()).toMatch(/allowed values/);
+    expect(variant({ error: "x", code: "INVALID_INPUT" }, 400).join()).toMatch(/required property 'issues'/);
+    expect(variant({ error: "x", code: "INTERNAL_ERROR", issues: [] }, 500).join()).toMatch(/additional/);
+    expect(variant({ error: "x", code: "INVALID_REFERRER" }, 422).join()).toMatch(/status 422 is not documented/);
+    expect(variant(res.body, 200, new Headers({ "content-type": "application/json" })).join()).toMatch(/Cache-Control is missing/);
+    expect(variant(res.body, 200, new Headers({ "content-type": "application/json", "cache-control": "max-age=60" })).join()).toMatch(
+      /Cache-Control/,
+    );
+  });
+
+  it("makes call() throw when a server's response departs from the document", async () => {
+    let server: Server | undefined;
+    try {
+      server = createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+        res.end(JSON.stringify({ sources: [], ads: [], nextCursor: null }));
+      });
+      await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await expect(call("GET", "/api/leads/sources", { baseUrl })).rejects.toThrow(/does not match the OpenAPI document[\s\S]*additional/);
+    } finally {
+      await new Promise((resolve) => server?.close(resolve));
+    }
+  });
+});
