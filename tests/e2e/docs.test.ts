@@ -1,0 +1,160 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { openApiDocument } from "../helpers/openapi";
+import { startServer, type RunningServer } from "../helpers/server";
+
+/**
+ * The public docs page in real Chromium (Debian's /usr/bin/chromium, driven by
+ * playwright-core) against the production build served by scripts/start.mjs.
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const SCREENSHOT = path.resolve(import.meta.dirname, "../../test-results/docs.png");
+
+let db: TestDatabase;
+let server: RunningServer;
+let profile: string;
+let context: BrowserContext;
+let page: Page;
+const consoleErrors: string[] = [];
+const requests: { url: string; headers: Promise<Record<string, string>> }[] = [];
+
+/** Every operation and alias the page must show: method, path and operationId, from the document itself. */
+const OPERATIONS = Object.entries<Record<string, { operationId: string }>>(openApiDocument().paths).flatMap(([p, item]) =>
+  Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path: p, operationId: op.operationId })),
+);
+
+async function expectNone(locator: Locator): Promise<void> {
+  const found = await locator.evaluateAll((elements) => elements.map((e) => e.outerHTML.slice(0, 300)));
+  expect(found).toEqual([]);
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase({ use: false });
+  server = await startServer(db.url);
+  profile = await mkdtemp(path.join(tmpdir(), "lead-intake-chromium-"));
+  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  context.on("request", (request) => requests.push({ url: request.url(), headers: request.allHeaders() }));
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  page.on("pageerror", (error) => consoleErrors.push(`page error: ${error.message}`));
+  const response = await page.goto(`${server.baseUrl}/docs`);
+  expect(response?.status(), server.output()).toBe(200);
+  await page.waitForFunction((n) => document.querySelectorAll(".opblock").length === n, OPERATIONS.length, { timeout: 30_000 });
+}, 180_000);
+
+afterAll(async () => {
+  await context?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+  await server?.stop();
+  await db?.sql.end();
+});
+
+describe("/docs in Chromium", () => {
+  it("is public: the page and /openapi.json need no key, and the JSON is the generated document", async () => {
+    const docs = await fetch(`${server.baseUrl}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get("content-type")).toMatch(/^text\/html/);
+    const json = await fetch(`${server.baseUrl}/openapi.json`);
+    expect(json.status).toBe(200);
+    expect(json.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await json.json()).toEqual(openApiDocument());
+    // The data operations still need it.
+    expect((await fetch(`${server.baseUrl}/api/leads/sources`)).status).toBe(401);
+  });
+
+  it("renders the document's title and version with no console errors", async () => {
+    await expect.poll(() => page.locator(".info .title").innerText()).toContain("Lead Intake API");
+    expect(await page.locator(".info .title").innerText()).toContain("1.1.0");
+    expect(await page.locator(".info").innerText()).toContain("no /v1 prefix");
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("shows every operation and alias path with its method and operationId", async () => {
+    expect(OPERATIONS).toHaveLength(7);
+    for (const { method, path: p, operationId } of OPERATIONS) {
+      const block = page.locator(".opblock", { has: page.locator(`.opblock-summary-path[data-path="${p}"]`) }).filter({
+        has: page.locator(".opblock-summary-method", { hasText: new RegExp(`^${method}$`) }),
+      });
+      await expect.poll(() => block.count(), { message: `${method} ${p}` }).toBe(1);
+      expect(await block.locator(".opblock-summary-operation-id").innerText()).toBe(operationId);
+    }
+  });
+
+  it("shows the fields, bounds and error codes of POST /api/leads when expanded", async () => {
+    const operation = page.locator("#operations-Leads-createLead");
+    await operation.locator(".opblock-summary").click();
+    await operation.locator(".opblock-section-request-body").waitFor();
+    await operation.locator(".opblock-section-request-body").getByRole("tab", { name: "Schema" }).click();
+    const body = operation.locator(".opblock-section-request-body");
+    await expect.poll(() => body.innerText()).toContain("leadMobileNumber");
+    const text = await body.innerText();
+    for (const field of ["leadName", "leadMobileNumber", "referrer", "assignedAgentId", "leadState", "leadCity", "leadAddress", "relationship", "projectType", "remark"]) {
+      expect(text).toContain(field);
+    }
+    // Bounds as Swagger UI writes them: leadName 2..120, mobile 6..40, leadAddress max 500, agent ID 1..80.
+    expect(text).toMatch(/leadName\W*(Collapse all)?\s*string\s*\[2, 120\] characters/);
+    expect(text).toMatch(/\[6, 40\] characters/);
+    expect(text).toMatch(/leadAddress\W*(Collapse all)?\s*string\s*≤ 500 characters/);
+    expect(text).toContain("[1, 80] characters");
+    expect(text).toContain("Business Partner");
+    expect(text).toContain("Additional properties");
+    const responses = await operation.locator(".responses-wrapper").innerText();
+    for (const status of ["201", "400", "401", "404", "405", "413", "415", "422", "500", "503"]) expect(responses).toContain(status);
+    for (const code of [
+      "INVALID_JSON",
+      "INVALID_INPUT",
+      "UNAUTHORIZED",
+      "PAYLOAD_TOO_LARGE",
+      "INVALID_CONTENT_TYPE",
+      "INVALID_AGENT",
+      "INVALID_REFERRER",
+      "INTERNAL_ERROR",
+      "API_NOT_CONFIGURED",
+      "ASSIGNMENT_NOT_CONFIGURED",
+    ]) {
+      expect(responses).toContain(code);
+    }
+    expect(await operation.innerText()).toContain('curl -X POST -H "Authorization: Bearer $LEADS_API_KEY"');
+  });
+
+  it("never asks for, stores or sends the key: no Authorize, no Try it out, no Authorization header", async () => {
+    // Swagger UI's Authorize button (.btn.authorize), its padlocks (.authorization__btn), its dialog and console.
+    await expectNone(page.getByRole("button", { name: /^(authorize|try it out|execute)$/i }));
+    await expectNone(page.locator(".btn.authorize, .authorization__btn, .auth-wrapper, .try-out button, .execute-wrapper button"));
+    await expectNone(page.locator('input[type="password"], input[type="text"]:not(.operation-filter-input)'));
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    expect(stored).not.toMatch(/auth|bearer|key/i);
+
+    const sent = await Promise.all(requests.map(async (r) => ({ url: r.url, headers: await r.headers })));
+    expect(sent.length).toBeGreaterThan(3);
+    expect(sent.filter((r) => "authorization" in r.headers).map((r) => r.url)).toEqual([]);
+    // Everything comes from this server (no CDN, no validator badge), and no data operation is called.
+    const origin = new URL(server.baseUrl).origin;
+    expect(sent.filter((r) => new URL(r.url).origin !== origin).map((r) => r.url)).toEqual([]);
+    expect(sent.filter((r) => new URL(r.url).pathname.startsWith("/api/")).map((r) => r.url)).toEqual([]);
+    expect(sent.map((r) => new URL(r.url).pathname)).toEqual(expect.arrayContaining(["/docs", "/openapi.json", "/swagger-ui/swagger-ui-bundle.js"]));
+  });
+
+  it("saves a screenshot to test-results/docs.png", async () => {
+    await mkdir(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(consoleErrors).toEqual([]);
+  });
+});
