@@ -266,14 +266,17 @@ describe("rejected requests leave the dashboards unchanged", () => {
     ["agent id of no user", () => post({ ...valid, assignedAgentId: 999999 }), 422, "INVALID_AGENT"],
   ];
 
-  it.each(rejections)("%s: %i %s and nothing changes", async (_name, send, status, code) => {
+  it.each(rejections.map(([name, send, status, code]) => ({ name, send, status, code })))(
+    "$name: $status $code, and nothing changes",
+    async ({ send, status, code }) => {
     const before = await dashboards();
     expect(before.manager.length).toBeGreaterThan(0);
     const res = await send();
     expect(res.status, res.text).toBe(status);
     expect(res.body.code).toBe(code);
     expect(await dashboards()).toEqual(before);
-  });
+    },
+  );
 
   it("the same body with the right key and a sales agent goes through (the rejections above were about their one fault)", async () => {
     const before = (await managerView(host)).length;
