@@ -43,23 +43,29 @@ export async function listLeads(
     ? Prisma.sql`(SELECT u.platform_id FROM users u WHERE u.id = r.assigned_agent_id)`
     : Prisma.sql`NULL::text`;
 
-  const [rows, counted] = await Promise.all([
-    db.$queryRaw<LeadRow[]>`
-      SELECT r.id, r.lead_customer_id, r.lead_name, r.mobile_number, r.status, r.state, r.city,
-             r.address, r.relationship, r.project_type, r.remark, r.created_at,
-             c.id AS referrer_id, c.name AS referrer_name, ${agentPlatformId} AS agent_platform_id
-      FROM referrals r
-      JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source'
-      WHERE TRUE ${ofSource(Prisma.raw("r.referrer_customer_id"))}
-      ORDER BY r.id DESC
-      LIMIT ${limit} OFFSET ${offset}`,
-    // Kept per referrer by a trigger (lead_referrer_counts): the same cost at any table size.
-    db.$queryRaw<{ total: number }[]>`
-      SELECT coalesce(sum(n.total), 0)::int AS total
-      FROM lead_referrer_counts n
-      JOIN customers c ON c.id = n.customer_id AND c.kind = 'source'
-      WHERE TRUE ${ofSource(Prisma.raw("n.customer_id"))}`,
-  ]);
+  // Page and total from one snapshot. Read apart, a lead inserted between the two
+  // statements can leave total short of what the page saw: hasMore false while older
+  // leads remain, and a caller paging as the spec says (rule 5) would miss them.
+  const [rows, counted] = await db.$transaction(
+    [
+      db.$queryRaw<LeadRow[]>`
+        SELECT r.id, r.lead_customer_id, r.lead_name, r.mobile_number, r.status, r.state, r.city,
+               r.address, r.relationship, r.project_type, r.remark, r.created_at,
+               c.id AS referrer_id, c.name AS referrer_name, ${agentPlatformId} AS agent_platform_id
+        FROM referrals r
+        JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source'
+        WHERE TRUE ${ofSource(Prisma.raw("r.referrer_customer_id"))}
+        ORDER BY r.id DESC
+        LIMIT ${limit} OFFSET ${offset}`,
+      // Kept per referrer by a trigger (lead_referrer_counts): the same cost at any table size.
+      db.$queryRaw<{ total: number }[]>`
+        SELECT coalesce(sum(n.total), 0)::int AS total
+        FROM lead_referrer_counts n
+        JOIN customers c ON c.id = n.customer_id AND c.kind = 'source'
+        WHERE TRUE ${ofSource(Prisma.raw("n.customer_id"))}`,
+    ],
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
+  );
   const total = counted[0].total;
   return {
     leads: rows.map(toListedLead),

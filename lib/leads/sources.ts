@@ -67,8 +67,12 @@ export async function findSourceById(db: Db, id: string): Promise<Source | null>
   return row ? toSource(row) : null;
 }
 
-/** A referrer string: an existing or configured source name first, then an exact source id. */
+/**
+ * A referrer string: an existing or configured source name first, then an exact source id.
+ * PostgreSQL text cannot hold U+0000, so no name or id contains it; asking would fail the query.
+ */
 export async function findSource(db: Db, nameOrId: string): Promise<Source | null> {
+  if (nameOrId.includes("\0")) return null;
   return (await findSourceByName(db, nameOrId)) ?? (await findSourceById(db, nameOrId));
 }
 
