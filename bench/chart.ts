@@ -1,0 +1,53 @@
+import * as vega from "vega";
+import * as vegaLite from "vega-lite";
+import type { BenchResult } from "./run";
+
+/** Two panels: POST throughput against connections, and list latency against table size. */
+export async function renderChart(result: BenchResult): Promise<string> {
+  const post = Object.entries(result.post).flatMap(([connections, p]) =>
+    (
+      [
+        ["service", p.serviceRps],
+        ["framework floor", p.floorRps],
+        ["bare node:http + pg", p.bareRps],
+        ["database (pg, no HTTP)", p.databaseRps],
+      ] as const
+    ).map(([series, rps]) => ({ connections: Number(connections), series, rps })),
+  );
+  const list = Object.entries(result.list).flatMap(([size, l]) => [
+    { leads: Number(size), series: "all sources", p50: l.p50Ms },
+    { leads: Number(size), series: "one source", p50: l.filteredP50Ms },
+  ]);
+  const spec: vegaLite.TopLevelSpec = {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    title: `Lead intake benchmark, ${result.measuredAt.slice(0, 10)}, ${result.machine}`,
+    hconcat: [
+      {
+        title: "POST /api/leads throughput",
+        data: { values: post },
+        mark: { type: "line", point: true },
+        width: 320,
+        height: 220,
+        encoding: {
+          x: { field: "connections", type: "quantitative", scale: { type: "log", base: 2 }, title: "connections" },
+          y: { field: "rps", type: "quantitative", scale: { type: "log" }, title: "requests per second" },
+          color: { field: "series", type: "nominal", title: null },
+        },
+      },
+      {
+        title: "GET /api/leads first page (limit 100)",
+        data: { values: list },
+        mark: { type: "line", point: true },
+        width: 320,
+        height: 220,
+        encoding: {
+          x: { field: "leads", type: "quantitative", scale: { type: "log" }, title: "leads stored" },
+          y: { field: "p50", type: "quantitative", title: "p50 latency (ms)" },
+          color: { field: "series", type: "nominal", title: null },
+        },
+      },
+    ],
+  };
+  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: "none" });
+  return view.toSVG();
+}
