@@ -20,13 +20,23 @@ export function readConfiguredSources(): z.infer<typeof configuredSources> {
  * writes. Safe to run from several processes at once.
  */
 export async function ensureConfiguredSources(db: Db): Promise<void> {
-  for (const { name, type } of readConfiguredSources()) {
-    if (await findSourceByName(db, name)) continue;
-    try {
-      await db.customer.create({ data: newSourceData(name, type), select: { id: true } });
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-    }
+  for (const { name, type } of readConfiguredSources()) await ensureSource(db, name, type);
+}
+
+/**
+ * The source account registered under this name (case and repeated spaces ignored),
+ * created with this type if there is none. Safe to run from several processes at
+ * once: the name key lets one create win, the others then find it.
+ */
+export async function ensureSource(db: Db, name: string, type: Source["type"]): Promise<Source> {
+  const existing = await findSourceByName(db, name);
+  if (existing) return existing;
+  try {
+    const row = await db.customer.create({ data: newSourceData(name, type), select: sourceSelect });
+    return toSource(row);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return (await findSourceByName(db, name)) as Source;
   }
 }
 
