@@ -34,7 +34,7 @@ type PathKey = PropertyKey;
  * type (a too-short referrer string says so instead of "invalid input").
  */
 export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PathKey[] = []): Issue[] {
-  return issues.flatMap((issue): Issue[] => {
+  return typeOnlyWhereWrongType(issues).flatMap((issue): Issue[] => {
     const path = [...prefix, ...issue.path];
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({ path: joinPath([...path, key]), message: "Unknown name: not part of the API" }));
@@ -48,7 +48,18 @@ export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly P
 }
 
 function isTypeMismatch(branch: readonly z.core.$ZodIssue[]): boolean {
-  return branch.length === 1 && branch[0].code === "invalid_type" && branch[0].path.length === 0;
+  const reported = typeOnlyWhereWrongType(branch);
+  return reported.length === 1 && reported[0].code === "invalid_type" && reported[0].path.length === 0;
+}
+
+/**
+ * zod 4 runs length checks even on a value of the wrong type (an array has a
+ * length, so `[]` for a string also gets "expected array to have >=2 items"):
+ * where a path has the wrong type, the type is all there is to say about it.
+ */
+function typeOnlyWhereWrongType(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const wrongType = new Set(issues.filter((i) => i.code === "invalid_type").map((i) => joinPath(i.path)));
+  return issues.filter((i) => i.code === "invalid_type" || !wrongType.has(joinPath(i.path)));
 }
 
 function joinPath(path: readonly PathKey[]): string {
