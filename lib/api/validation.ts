@@ -14,10 +14,12 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
  */
 export function parseQuery<S extends z.ZodType>(schema: S, request: Request): z.output<S> {
   const params = new URL(request.url).searchParams;
-  const query: Record<string, string> = {};
+  // No prototype: "toString" or "__proto__" are unknown names like any other, not inherited
+  // keys that would read as given twice (or, for __proto__, not be stored at all).
+  const query: Record<string, string> = Object.create(null);
   const repeated: Issue[] = [];
   for (const [name, value] of params) {
-    if (name in query && !repeated.some((issue) => issue.path === name)) {
+    if (Object.hasOwn(query, name) && !repeated.some((issue) => issue.path === name)) {
       repeated.push({ path: name, message: "Given more than once" });
     }
     query[name] = value;

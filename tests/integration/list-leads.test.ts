@@ -417,6 +417,17 @@ describe("query validation", () => {
     expect(await rowCounts(db.sql)).toEqual(counts);
   });
 
+  it.each(["toString", "constructor", "__proto__", "hasOwnProperty"])(
+    "?%s=1 is an unknown parameter, not one given twice",
+    async (name) => {
+      const res = await call("GET", `/api/leads?${name}=1`);
+      expect(res.status).toBe(400);
+      expect(res.body.issues).toEqual([{ path: name, message: expect.not.stringMatching(/more than once/) }]);
+      const repeated = await call("GET", `/api/leads?${name}=1&${name}=2`);
+      expect(repeated.body.issues).toEqual([{ path: name, message: expect.stringMatching(/more than once/) }]);
+    },
+  );
+
   it.each([
     ["?limit=1", 1, 0],
     ["?limit=500", 500, 0],
