@@ -31,13 +31,14 @@ export async function listLeads(
   db: Db,
   { referrer, limit, offset }: ListLeadsInput,
 ): Promise<{ leads: ListedLead[]; pagination: Pagination }> {
-  let sourceId: string | null = null;
+  let sourceIds: string[];
   if (referrer !== undefined) {
     const source = await findSource(db, referrer);
     if (!source) return { leads: [], pagination: { total: 0, limit, offset, hasMore: false } };
-    sourceId = source.id;
+    sourceIds = [source.id];
+  } else {
+    sourceIds = await allSourceIds(db);
   }
-  const ofSource = (column: Prisma.Sql) => (sourceId === null ? Prisma.empty : Prisma.sql`AND ${column} = ${sourceId}`);
   const { assignment } = await layoutOf(db);
   const agentPlatformId = assignment
     ? Prisma.sql`(SELECT u.platform_id FROM users u WHERE u.id = r.assigned_agent_id)`
@@ -48,21 +49,25 @@ export async function listLeads(
   // leads remain, and a caller paging as the spec says (rule 5) would miss them.
   const [rows, counted] = await db.$transaction(
     [
+      // The page is picked from referrals alone by referrer id (a join to customers
+      // makes PostgreSQL misjudge how many rows match, and sort the whole table).
       db.$queryRaw<LeadRow[]>`
         SELECT r.id, r.lead_customer_id, r.lead_name, r.mobile_number, r.status, r.state, r.city,
                r.address, r.relationship, r.project_type, r.remark, r.created_at,
                c.id AS referrer_id, c.name AS referrer_name, ${agentPlatformId} AS agent_platform_id
-        FROM referrals r
-        JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source'
-        WHERE TRUE ${ofSource(Prisma.raw("r.referrer_customer_id"))}
-        ORDER BY r.id DESC
-        LIMIT ${limit} OFFSET ${offset}`,
+        FROM (
+          SELECT * FROM referrals
+          WHERE referrer_customer_id = ANY(${sourceIds}::text[])
+          ORDER BY id DESC
+          LIMIT ${limit} OFFSET ${offset}
+        ) r
+        JOIN customers c ON c.id = r.referrer_customer_id
+        ORDER BY r.id DESC`,
       // Kept per referrer by a trigger (lead_referrer_counts): the same cost at any table size.
       db.$queryRaw<{ total: number }[]>`
-        SELECT coalesce(sum(n.total), 0)::int AS total
-        FROM lead_referrer_counts n
-        JOIN customers c ON c.id = n.customer_id AND c.kind = 'source'
-        WHERE TRUE ${ofSource(Prisma.raw("n.customer_id"))}`,
+        SELECT coalesce(sum(total), 0)::int AS total
+        FROM lead_referrer_counts
+        WHERE customer_id = ANY(${sourceIds}::text[])`,
     ],
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
   );
@@ -71,6 +76,11 @@ export async function listLeads(
     leads: rows.map(toListedLead),
     pagination: { total, limit, offset, hasMore: offset + rows.length < total },
   };
+}
+
+async function allSourceIds(db: Db): Promise<string[]> {
+  const rows = await db.customer.findMany({ where: { kind: "source" }, select: { id: true } });
+  return rows.map((row) => row.id);
 }
 
 function toListedLead(row: LeadRow): ListedLead {
