@@ -15,9 +15,9 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { z } from "zod";
 import { layoutOf, type Layout } from "@/lib/db/layout";
-import { migrate } from "@/lib/db/migrate";
+import { prepareDatabase } from "@/lib/db/prepare";
 import { PrismaClient, Prisma } from "@/lib/generated/prisma/client";
-import { ensureConfiguredSources, ensureSource } from "@/lib/leads/sources";
+import { ensureSource } from "@/lib/leads/sources";
 import { startEmbeddedPostgres } from "./embedded-postgres.mjs";
 
 // The fixture
@@ -112,10 +112,9 @@ export interface SeedSummary {
  * platform id (else name), persons and referrals by their given id.
  */
 export async function seed(connectionString: string, fixture: Fixture): Promise<SeedSummary> {
-  await migrate(connectionString);
   const db = new PrismaClient({ adapter: new PrismaPg({ connectionString }) });
   try {
-    await ensureConfiguredSources(db);
+    await prepareDatabase(db, connectionString);
     const layout = await layoutOf(db);
     const sourceIds = await seedSources(db, fixture);
     await db.$transaction(
@@ -301,8 +300,6 @@ async function main(): Promise<void> {
 // script may be reached through a symbolic link.
 const invoked = process.argv[1] ? realpathSync(path.resolve(process.argv[1])) : "";
 if (invoked === realpathSync(fileURLToPath(import.meta.url))) {
-  // Exits explicitly: on a natural exit embedded-postgres' own exit hook fails
-  // ("done is not a function") and would turn success into exit code 1.
   main().then(
     () => process.exit(0),
     (error: unknown) => {

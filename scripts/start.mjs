@@ -38,6 +38,11 @@ if (!process.argv.includes("--no-build")) {
   if (build.status !== 0) await shutdown(build.status ?? 1);
 }
 
+// Migrations and the configured default sources are in place before the server
+// starts, so no request (a listing included) is the one that writes them.
+const prepared = spawnSync("npx", ["tsx", "scripts/prepare-db.ts"], { stdio: "inherit" });
+if (prepared.status !== 0) await shutdown(prepared.status ?? 1);
+
 const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit" });
 server.on("exit", (code) => shutdown(code ?? 0));
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));

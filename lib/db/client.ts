@@ -1,8 +1,7 @@
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { ensureConfiguredSources } from "@/lib/leads/sources";
-import { migrate } from "./migrate";
+import { prepareDatabase } from "./prepare";
 
 export type Db = PrismaClient;
 
@@ -35,15 +34,10 @@ function createState(): DbState {
  */
 export async function database(): Promise<Db> {
   const state = (globalForDb.leadIntakeDb ??= createState());
-  state.ready ??= prepare(state.client).catch((error: unknown) => {
+  state.ready ??= prepareDatabase(state.client, process.env.DATABASE_URL as string).catch((error: unknown) => {
     state.ready = undefined;
     throw error;
   });
   await state.ready;
   return state.client;
-}
-
-async function prepare(client: PrismaClient): Promise<void> {
-  await migrate(process.env.DATABASE_URL as string);
-  await ensureConfiguredSources(client);
 }
