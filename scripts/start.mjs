@@ -7,6 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { startEmbeddedPostgres } from "./embedded-postgres.mjs";
 
 const ENV_FILE = ".env.local";
@@ -43,7 +44,9 @@ if (!process.argv.includes("--no-build")) {
 const prepared = spawnSync("npx", ["tsx", "scripts/prepare-db.ts"], { stdio: "inherit" });
 if (prepared.status !== 0) await shutdown(prepared.status ?? 1);
 
-const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit" });
+// Next itself, not through npx: a signal to the launcher must reach the server.
+const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
+const server = spawn(process.execPath, [nextBin, "start", "-p", port], { stdio: "inherit" });
 server.on("exit", (code) => shutdown(code ?? 0));
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 
