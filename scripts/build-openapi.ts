@@ -11,6 +11,7 @@ const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root); // next-swagger-doc resolves its folders from the working directory
 
 const document = buildOpenApiDocument();
+mkdirSync(path.join(root, "public"), { recursive: true }); // a fresh clone has no public/: it holds only generated files
 writeFileSync(path.join(root, "public/openapi.json"), `${JSON.stringify(document, null, 2)}\n`);
 
 const swaggerUi = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
