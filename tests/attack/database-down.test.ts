@@ -1,0 +1,164 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate } from "@/lib/db/migrate";
+import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
+import { TEST_KEY } from "../helpers/api";
+import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines, type RawRequest } from "../helpers/hostile";
+import { freePort } from "../helpers/net";
+import { childrenOf, nextServerPid } from "../helpers/process-tree";
+import { startServer, type RunningServer } from "../helpers/server";
+
+/**
+ * A production server whose database goes away, shut down or frozen: it must
+ * keep answering the documented JSON error quickly (never hang, never crash),
+ * and serve again by itself once the database is back, without a restart. The
+ * database here is a cluster of this test's own (the shared test cluster is
+ * never stopped), kept on disk so that it comes back with its data.
+ */
+const BOUND_MS = 10_000;
+
+type Postgres = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+let dir: string;
+let port: number;
+let postgres: Postgres | undefined;
+let server: RunningServer;
+const personal = new Set<string>();
+
+const startPostgres = () => startEmbeddedPostgres({ dir, port, database: "down_test", persistent: true });
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "lead-intake-down-pg-"));
+  port = await freePort();
+  postgres = await startPostgres();
+  await migrate(postgres.url);
+  server = await startServer(postgres.url);
+}, 180_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await postgres?.stop();
+  await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+let counter = 0;
+function leadRequest(): RawRequest {
+  counter++;
+  const lead = {
+    leadName: `Outage Lead ${counter} Zulkifli`,
+    leadMobileNumber: `019-777 ${String(1000 + counter)}`,
+    leadAddress: `${counter} Lorong Putus`,
+    referrer: "Outage Roadshow",
+  };
+  for (const value of [lead.leadName, lead.leadAddress]) personal.add(value);
+  return authorised("POST", "/api/leads", lead);
+}
+
+const requestFor = (method: string, p: string) => (method === "POST" ? leadRequest() : authorised(method, p));
+
+async function referrals(): Promise<number> {
+  const client = new pg.Client({ connectionString: postgres!.url });
+  await client.connect();
+  try {
+    return (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM referrals")).rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+describe("a production server whose database is stopped", () => {
+  it("answers 500 INTERNAL_ERROR as JSON within 10 s on every operation, and recovers without a restart", async () => {
+    for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
+    const pid = nextServerPid(server.baseUrl);
+    const before = await referrals();
+
+    await postgres!.stop();
+    postgres = undefined;
+    // One at a time on every operation and alias, twice (the pool's connections are dead, then none can be made) ...
+    const timings: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const [method, p] of OPERATIONS) {
+        const response = await sendRaw(requestFor(method, p), server.baseUrl, 30_000);
+        timings.push(response.ms);
+        const body = checkEnvelope(response, { allow5xx: true });
+        expect({ method, p, status: response.status, body }).toEqual({
+          method,
+          p,
+          status: 500,
+          body: { error: "The request could not be completed", code: "INTERNAL_ERROR" },
+        });
+        expect(response.ms).toBeLessThan(BOUND_MS);
+      }
+    }
+    // ... and many at once, more than the pool has connections.
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => OPERATIONS[i % OPERATIONS.length]).map(([method, p]) =>
+        sendRaw(requestFor(method, p), server.baseUrl, 30_000),
+      ),
+    );
+    for (const response of burst) {
+      expect(checkEnvelope(response, { allow5xx: true }).code).toBe("INTERNAL_ERROR");
+      expect(response.ms).toBeLessThan(BOUND_MS);
+    }
+    console.log(`database down: slowest answer ${Math.max(...timings, ...burst.map((r) => r.ms))} ms`);
+
+    postgres = await startPostgres();
+    // Back by itself: the same server process answers normally again.
+    const deadline = Date.now() + 30_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await sendRaw(authorised("GET", "/api/leads/sources"), server.baseUrl, 15_000)).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(status).toBe(200);
+    for (const [method, p] of OPERATIONS) {
+      const response = await sendRaw(requestFor(method, p), server.baseUrl);
+      checkEnvelope(response);
+      expect({ method, p, status: response.status }).toEqual({ method, p, status: method === "POST" ? 201 : 200 });
+    }
+    expect(nextServerPid(server.baseUrl)).toBe(pid);
+    // Only the POST made after recovery was saved; none of the refused ones.
+    expect(await referrals()).toBe(before + 1);
+  }, 180_000);
+
+  it("answers 500 within 10 s while the database is frozen (accepts connections, never answers), then recovers", async () => {
+    for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
+    const before = await referrals();
+    // SIGSTOP the whole cluster (postmaster and backends): TCP still connects, nothing answers.
+    const postmaster = Number((await readFile(path.join(dir, "postmaster.pid"), "utf8")).split("\n")[0]);
+    const frozen = [postmaster, ...childrenOf(postmaster)];
+    for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    let responses: Awaited<ReturnType<typeof sendRaw>>[];
+    try {
+      responses = await Promise.all(
+        [...OPERATIONS, ...OPERATIONS].map(([method, p]) => sendRaw(requestFor(method, p), server.baseUrl, 30_000)),
+      );
+    } finally {
+      for (const pid of frozen) process.kill(pid, "SIGCONT");
+    }
+    for (const response of responses) {
+      expect(checkEnvelope(response, { allow5xx: true })).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR" });
+      expect(response.ms).toBeLessThan(BOUND_MS);
+    }
+    console.log(`database frozen: slowest answer ${Math.max(...responses.map((r) => r.ms))} ms`);
+    const deadline = Date.now() + 30_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 201) {
+      status = (await sendRaw(leadRequest(), server.baseUrl, 15_000)).status;
+      if (status !== 201) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(status).toBe(201);
+    for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
+    // The refused POSTs left nothing, even after the frozen backends went on: only the two successes since were saved.
+    expect(await referrals()).toBe(before + 2);
+  }, 180_000);
+
+  it("kept the key, personal data and stack traces out of its output", () => {
+    const output = server.output();
+    expect(output).not.toContain(TEST_KEY);
+    expect(distinctive(personal).filter((value) => output.includes(value))).toEqual([]);
+    expect(stackTraceLines(output)).toEqual([]);
+  });
+});

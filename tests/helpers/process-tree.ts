@@ -1,0 +1,91 @@
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+
+/**
+ * The process that listens on a TCP port, found through /proc (Linux): the
+ * socket's inode from /proc/net/tcp{,6}, then the process holding it. For a
+ * server started with startServer() that is the `next-server` process itself,
+ * not the launcher or npx in front of it.
+ */
+export function listeningPid(port: number): number | null {
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 10) continue;
+      const localPort = parseInt(cols[1].split(":")[1], 16);
+      if (localPort === port && cols[3] === "0A") inodes.add(cols[9]);
+    }
+  }
+  if (!inodes.size) return null;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const target = readlinkSync(`/proc/${entry}/fd/${fd}`);
+        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+        if (inode && inodes.has(inode)) return Number(entry);
+      } catch {
+        // the fd closed meanwhile
+      }
+    }
+  }
+  return null;
+}
+
+/** The process's command line, arguments joined by spaces ("" once it has exited). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Resident set size in KiB (VmRSS), or null once the process has exited. */
+export function rssKiB(pid: number): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kib === undefined ? null : Number(kib);
+  } catch {
+    return null;
+  }
+}
+
+/** The `next-server` process behind a base URL such as http://127.0.0.1:PORT. */
+export function nextServerPid(baseUrl: string): number {
+  const pid = listeningPid(Number(new URL(baseUrl).port));
+  if (pid === null) throw new Error(`nothing listens on ${baseUrl}`);
+  const command = commandLine(pid);
+  if (!/next-server|next start|next\/dist/.test(command)) throw new Error(`${baseUrl} is served by "${command}", not next-server`);
+  return pid;
+}
+
+/** The direct children of a process (by the parent pid in /proc/PID/stat). */
+export function childrenOf(parent: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, …
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === parent) children.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return children;
+}
