@@ -13,6 +13,8 @@ interface DbState {
 // One client (and pg pool) per server process, kept across hot reloads.
 const globalForDb = globalThis as typeof globalThis & { leadIntakeDb?: DbState };
 
+const STATEMENT_TIMEOUT_MS = 15_000;
+
 function createState(): DbState {
   const connectionString = process.env.DATABASE_URL;
   if (!connectionString) throw new Error("DATABASE_URL is not set");
@@ -22,7 +24,11 @@ function createState(): DbState {
     // A database that is down or overloaded fails the request in bounded time.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: 15_000,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    // A database that stops answering (frozen, cut off by the network) cannot enforce
+    // statement_timeout: without a client-side limit, a query on a pooled connection
+    // waited forever. Just above the server's limit, so a live database's own cancel wins.
+    query_timeout: STATEMENT_TIMEOUT_MS + 1_000,
   });
   return { client: new PrismaClient({ adapter }) };
 }

@@ -19,6 +19,12 @@ import { startServer, type RunningServer } from "../helpers/server";
  * never stopped), kept on disk so that it comes back with its data.
  */
 const BOUND_MS = 10_000;
+/**
+ * A frozen database never cancels a query itself: a request on a pooled connection
+ * is bounded by the client-side query timeout (lib/db/client.ts: the 15 s statement
+ * timeout plus 1 s); new connections by the 5 s connect timeout. It used to wait forever.
+ */
+const FROZEN_BOUND_MS = 20_000;
 
 type Postgres = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
 let dir: string;
@@ -123,7 +129,7 @@ describe("a production server whose database is stopped", () => {
     expect(await referrals()).toBe(before + 1);
   }, 180_000);
 
-  it("answers 500 within 10 s while the database is frozen (accepts connections, never answers), then recovers", async () => {
+  it("answers 500 within 20 s while the database is frozen (accepts connections, never answers), then recovers", async () => {
     for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
     const before = await referrals();
     // SIGSTOP the whole cluster (postmaster and backends): TCP still connects, nothing answers.
@@ -140,7 +146,7 @@ describe("a production server whose database is stopped", () => {
     }
     for (const response of responses) {
       expect(checkEnvelope(response, { allow5xx: true })).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR" });
-      expect(response.ms).toBeLessThan(BOUND_MS);
+      expect(response.ms).toBeLessThan(FROZEN_BOUND_MS);
     }
     console.log(`database frozen: slowest answer ${Math.max(...responses.map((r) => r.ms))} ms`);
     const deadline = Date.now() + 30_000;

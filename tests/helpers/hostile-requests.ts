@@ -263,7 +263,7 @@ export function expectForQuery(query: string): Expected {
     if (length === "invalid") invalid.add("referrer");
     if (length === "either") either = true;
   }
-  if (invalid.size) return { outcomes: ["INVALID_INPUT"], invalidPaths: [...invalid] };
+  if (invalid.size) return { outcomes: ["INVALID_INPUT"], invalidPaths: [...invalid, ...(either ? ["referrer"] : [])] };
   const page = { limit: Number(limit ?? 100), offset: Number(offset ?? 0), referrer };
   return either ? { outcomes: ["200", "INVALID_INPUT"], invalidPaths: ["referrer"], page } : { outcomes: ["200"], page };
 }
