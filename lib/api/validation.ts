@@ -9,23 +9,26 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
 }
 
 /**
- * Validates a query string: each parameter at most once, then the schema.
- * Failures become 400 INVALID_INPUT with issues named by parameter.
+ * Validates a query string: only the schema's parameter names, each at most once,
+ * then the schema. Failures become 400 INVALID_INPUT with issues named by
+ * parameter. Names are checked here, not left to the object schema: a name such
+ * as "__proto__" must be refused however the parsed object treats it.
  */
-export function parseQuery<S extends z.ZodType>(schema: S, request: Request): z.output<S> {
+export function parseQuery<S extends z.ZodObject>(schema: S, request: Request): z.output<S> {
   const params = new URL(request.url).searchParams;
-  // No prototype: "toString" or "__proto__" are unknown names like any other, not inherited
-  // keys that would read as given twice (or, for __proto__, not be stored at all).
-  const query: Record<string, string> = Object.create(null);
-  const repeated: Issue[] = [];
-  for (const [name, value] of params) {
-    if (Object.hasOwn(query, name) && !repeated.some((issue) => issue.path === name)) {
-      repeated.push({ path: name, message: "Given more than once" });
-    }
-    query[name] = value;
-  }
-  if (repeated.length) throw new ApiError("INVALID_INPUT", "Invalid query parameters", repeated);
-  return parseInput(schema, query, "query parameters");
+  const names = [...params.keys()];
+  const issues: Issue[] = [...new Set(names)].flatMap((name) =>
+    names.indexOf(name) !== names.lastIndexOf(name)
+      ? [{ path: name, message: "Given more than once" }]
+      : Object.hasOwn(schema.shape, name)
+        ? []
+        : [{ path: name, message: "Unknown name: not part of the API" }],
+  );
+  const known = Object.fromEntries([...params].filter(([name]) => Object.hasOwn(schema.shape, name)));
+  const result = schema.safeParse(known);
+  if (!result.success) issues.push(...toIssues(result.error.issues).filter((i) => !issues.some((j) => j.path === i.path)));
+  if (issues.length) throw new ApiError("INVALID_INPUT", "Invalid query parameters", issues);
+  return result.data as z.output<S>;
 }
 
 type PathKey = PropertyKey;

@@ -52,8 +52,11 @@ export function newSourceData(name: string, type: Source["type"]) {
   } satisfies Prisma.CustomerCreateInput;
 }
 
+/** A unique key was taken: P2002 from model queries; from raw SQL, P2010 carrying the driver's UniqueConstraintViolation. */
 export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause;
+  return error.code === "P2002" || (error.code === "P2010" && cause?.kind === "UniqueConstraintViolation");
 }
 
 const sourceSelect = { id: true, name: true, sourceType: true } satisfies Prisma.CustomerSelect;
