@@ -70,8 +70,11 @@ describe("the production server under attack", () => {
   it(`answers ${HTTP_RUNS * BATCH} fuzzed requests over HTTP as documented and saves nothing for rejected ones`, async () => {
     const before = await rowCounts(db.sql);
     const ledger = new FuzzLedger(world);
+    // Next's production server drops a query parameter named __proto__ before any
+    // handler sees it (README, "Known limits"); the in-process fuzz covers that name.
+    const overHttp = hostileCases(world, run).filter((c) => !/[?&]__proto__=/.test(c.request.path));
     await fc.assert(
-      fc.asyncProperty(fc.array(hostileCases(world, run), { minLength: BATCH, maxLength: BATCH }), async (cases) => {
+      fc.asyncProperty(fc.array(overHttp, { minLength: BATCH, maxLength: BATCH }), async (cases) => {
         const responses = await Promise.all(cases.map((c) => sendRaw(c.request, server.baseUrl)));
         cases.forEach((c, i) => ledger.verify(c, responses[i]));
       }),
