@@ -61,7 +61,8 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
   return result;
 }
 
-function route(request: Request): Promise<Response> {
+/** Hands a request to the route handler Next would pick for its path. */
+export function route(request: Request): Promise<Response> {
   const module = ROUTES[new URL(request.url).pathname] ?? catchAll;
   return module[request.method](request);
 }

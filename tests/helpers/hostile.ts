@@ -1,13 +1,6 @@
 import { z } from "zod";
-import * as catchAll from "@/app/api/[[...path]]/route";
-import * as agentsAlias from "@/app/api/agents/route";
-import * as adsAlias from "@/app/api/leads/ads/route";
-import * as agents from "@/app/api/leads/agents/route";
-import * as leads from "@/app/api/leads/route";
-import * as sources from "@/app/api/leads/sources/route";
-import * as sourcesAlias from "@/app/api/sources/route";
 import { ERROR_STATUS, type ErrorCode } from "@/lib/api/errors";
-import { TEST_KEY } from "./api";
+import { route, TEST_KEY } from "./api";
 
 /**
  * Raw requests for attack tests: any header list (repeated names, odd casing),
@@ -28,17 +21,6 @@ export interface RawResponse {
   text: string;
   ms: number;
 }
-
-type RouteModule = Record<string, (request: Request) => Promise<Response>>;
-
-const ROUTES: Record<string, RouteModule> = {
-  "/api/leads": leads,
-  "/api/leads/sources": sources,
-  "/api/leads/ads": adsAlias,
-  "/api/sources": sourcesAlias,
-  "/api/leads/agents": agents,
-  "/api/agents": agentsAlias,
-};
 
 /** The four operations and the aliases, each with its documented method. */
 export const OPERATIONS: [string, string][] = [
@@ -61,8 +43,7 @@ export async function sendRaw(request: RawRequest, baseUrl?: string, timeoutMs =
   if (baseUrl) {
     response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
   } else {
-    const module = ROUTES[url.pathname] ?? catchAll;
-    response = await module[request.method](new Request(url, init));
+    response = await route(new Request(url, init));
   }
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, ms: Date.now() - started };
