@@ -68,11 +68,9 @@ function toSource(row: SourceRow): Source {
 
 /** The source account registered under this name, case and repeated spaces ignored. */
 export async function findSourceByName(db: Db, name: string): Promise<Source | null> {
-  const entry = await db.leadSourceName.findUnique({
-    where: { key: sourceKey(name) },
-    select: { customer: { select: sourceSelect } },
-  });
-  return entry ? toSource(entry.customer) : null;
+  // One query: filtering customers by their key row (a nested select would be a second round trip).
+  const row = await db.customer.findFirst({ where: { sourceName: { key: sourceKey(name) } }, select: sourceSelect });
+  return row ? toSource(row) : null;
 }
 
 export async function findSourceById(db: Db, id: string): Promise<Source | null> {
