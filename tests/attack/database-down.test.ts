@@ -7,7 +7,7 @@ import { migrate } from "@/lib/db/migrate";
 import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
 import { TEST_KEY } from "../helpers/api";
 import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines, type RawRequest } from "../helpers/hostile";
-import { freePort } from "../helpers/net";
+import { freePort } from "@/scripts/process-group";
 import { childrenOf, nextServerPid } from "../helpers/process-tree";
 import { startServer, type RunningServer } from "../helpers/server";
 

@@ -1,1 +1,0 @@
-export { freePort } from "@/scripts/process-group";
