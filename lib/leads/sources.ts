@@ -41,7 +41,7 @@ export async function ensureSource(db: Db, name: string, type: Source["type"]): 
 }
 
 /** Nested-create data for a new source account and its name key. */
-export function newSourceData(name: string, type: Source["type"]) {
+function newSourceData(name: string, type: Source["type"]) {
   const cleaned = cleanSourceName(name);
   return {
     id: newCustomerId("source"),
