@@ -103,9 +103,11 @@ async function fillTo(pool: pg.Pool, size: number): Promise<void> {
   );
   await pool.query("ALTER TABLE referrals ENABLE TRIGGER lead_intake_count_referrals");
   await pool.query(
-    `INSERT INTO lead_referrer_counts (customer_id, total)
-     SELECT referrer_customer_id, count(*) FROM referrals GROUP BY referrer_customer_id
-     ON CONFLICT (customer_id) DO UPDATE SET total = EXCLUDED.total`,
+    `BEGIN;
+     DELETE FROM lead_referrer_counts;
+     INSERT INTO lead_referrer_counts (customer_id, slot, total)
+     SELECT referrer_customer_id, 0, count(*) FROM referrals GROUP BY referrer_customer_id;
+     COMMIT`,
   );
   await pool.query("ANALYZE customers; ANALYZE referrals; ANALYZE lead_referrer_counts");
 }

@@ -47,6 +47,26 @@ describe("pagination.total stays exact under every kind of write", () => {
     await expectTotalsExact();
   });
 
+  it("after concurrent creations for one source, counted in several per-connection slots", async () => {
+    const created = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        post({ leadName: `Lead C${i}`, leadMobileNumber: "0123456789", referrer: "Counts Source A" }),
+      ),
+    );
+    expect(created.map((res) => res.status)).toEqual(Array(40).fill(201));
+    expect(await realCount(sourceA)).toBe(43);
+    await expectTotalsExact();
+    // Split by connection, so concurrent creations for one source do not queue on one row's lock.
+    const { rows } = await db.sql.query<{ slots: number }>(
+      "SELECT count(*)::int AS slots FROM lead_referrer_counts WHERE customer_id = $1",
+      [sourceA],
+    );
+    expect(rows[0].slots).toBeGreaterThan(1);
+    await db.sql.query(`DELETE FROM audit_entries WHERE referral_id IN (SELECT id FROM referrals WHERE lead_name LIKE 'Lead C%')`);
+    await db.sql.query(`DELETE FROM referrals WHERE lead_name LIKE 'Lead C%'`);
+    await expectTotalsExact();
+  });
+
   it("after the host inserts, moves and deletes records with its own SQL", async () => {
     await db.sql.query(
       `INSERT INTO referrals (referrer_customer_id, lead_name, status) SELECT $1, 'host ' || g, 'Contacted' FROM generate_series(1, 5) g`,

@@ -30,7 +30,7 @@ async function snapshot(sql = db.sql) {
     customers: await q(`SELECT * FROM customers ORDER BY id`),
     sourceNames: await q(`SELECT * FROM lead_source_names ORDER BY key`),
     referrals: await q(`SELECT * FROM referrals ORDER BY id`),
-    counts: await q(`SELECT * FROM lead_referrer_counts ORDER BY customer_id`),
+    counts: await q(`SELECT * FROM lead_referrer_counts ORDER BY customer_id, slot`),
   };
 }
 
