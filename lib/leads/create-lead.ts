@@ -4,46 +4,84 @@ import { layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { resolveAgent } from "./agents";
 import { newCustomerId } from "./ids";
-import { resolveReferrer, type ResolvedReferrer } from "./referrer";
-import type { Agent, CreatedLead, CreateLeadInput, Referrer } from "./schemas";
+import { namedAccount } from "./referrer";
+import type { Agent, CreatedLead, CreateLeadInput } from "./schemas";
 import { sourceKey } from "./source-name";
 import { isUniqueViolation } from "./sources";
 
 /**
- * POST /api/leads after validation: resolve the referrer (422 INVALID_REFERRER),
- * the agent (422 INVALID_AGENT), check assignment storage (503), then write the
- * new source account if any, the lead customer, the workflow record and its audit
- * entry in one SQL statement, so all of them are saved or none. Not idempotent:
- * every call creates a new lead customer and record.
+ * POST /api/leads after validation. Checks in the spec's order: the referrer (422
+ * INVALID_REFERRER), the agent (422 INVALID_AGENT), assignment storage (503). Then
+ * the lead customer, the workflow record and its audit entry, and the new source
+ * account if the referrer names one, are written in one SQL statement, so all of
+ * them are saved or none. Not idempotent: every call creates a new lead.
  */
 export async function createLead(db: Db, input: CreateLeadInput): Promise<CreatedLead> {
-  const referrer = await resolveReferrer(db, input.referrer);
-  const agent = input.assignedAgentId === undefined ? null : await resolveAgent(db, input.assignedAgentId);
-  if (agent && !(await layoutOf(db)).assignment) {
-    throw new ApiError("ASSIGNMENT_NOT_CONFIGURED", "Lead assignment is not enabled in this host database");
-  }
+  const agent = input.assignedAgentId === undefined ? null : await checkAssignment(db, input, input.assignedAgentId);
+  const existing = Prisma.sql`referrer AS (${namedAccount(input.referrer)})`;
+  const created = await insertLead(db, input, existing, agent);
+  if (created) return created;
+  // Nothing was written: the referrer names no existing account.
+  if (typeof input.referrer !== "string") throw invalidReferrer();
   try {
-    return await insertLead(db, input, referrer, agent);
+    return saved(await insertLead(db, input, newSource(input.referrer), agent));
   } catch (error) {
     // A concurrent request created this new source first (its name key is taken): use that account.
-    if (!("newSourceName" in referrer) || !isUniqueViolation(error)) throw error;
-    return insertLead(db, input, await resolveReferrer(db, input.referrer), agent);
+    if (!isUniqueViolation(error)) throw error;
+    return saved(await insertLead(db, input, existing, agent));
   }
 }
 
+/** Only an account deleted between two statements leaves nothing written here: an unexpected failure (500). */
+function saved(lead: CreatedLead | null): CreatedLead {
+  if (!lead) throw new Error("The referrer's account disappeared while the lead was being created");
+  return lead;
+}
+
+/** The agent of a request that names one, after its referrer is known to exist (the referrer is checked first). */
+async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string | number): Promise<Agent> {
+  if (typeof input.referrer !== "string") {
+    const found = await db.$queryRaw<unknown[]>(namedAccount(input.referrer));
+    if (!found.length) throw invalidReferrer();
+  }
+  const agent = await resolveAgent(db, agentId);
+  if (!(await layoutOf(db)).assignment) {
+    throw new ApiError("ASSIGNMENT_NOT_CONFIGURED", "Lead assignment is not enabled in this host database");
+  }
+  return agent;
+}
+
+function invalidReferrer(): ApiError {
+  return new ApiError("INVALID_REFERRER", "referrer.customerId does not name an existing customer account");
+}
+
+/** The `referrer` of a lead whose source is new (a cleaned name): its account and name key are inserted with the lead. */
+function newSource(name: string): Prisma.Sql {
+  const id = newCustomerId("source");
+  return Prisma.sql`
+    new_source AS (
+      INSERT INTO customers (id, kind, name, source_type, state, city, address, created_at)
+      VALUES (${id}, 'source', ${name}, 'other', '', '', '', now())
+    ),
+    new_source_name AS (
+      INSERT INTO lead_source_names (key, customer_id) VALUES (${sourceKey(name)}, ${id})
+    ),
+    referrer AS (SELECT ${id}::text AS id, ${name}::text AS name, 'source'::text AS kind)`;
+}
+
 /**
- * One INSERT statement with data-modifying CTEs: one round trip, atomic like any
- * statement, and the foreign keys are checked at its end, when every row exists.
- * (A Prisma nested create did the same in about 9 ms of query planning and round
- * trips per lead; this takes about 1 ms.) Timestamps are set here, not left to
- * column defaults a host's own tables may not have.
+ * One INSERT statement with data-modifying CTEs, each inserting from `referrer`
+ * (CTEs that end in one naming the referrer's account): one round trip, atomic
+ * like any statement, nothing written when `referrer` is empty (null is returned),
+ * and the foreign keys checked at its end, when every row exists. Timestamps are
+ * set here, not left to column defaults a host's own tables may not have.
  */
 async function insertLead(
   db: Db,
   input: CreateLeadInput,
-  referrer: ResolvedReferrer,
+  referrer: Prisma.Sql,
   agent: Agent | null,
-): Promise<CreatedLead> {
+): Promise<CreatedLead | null> {
   const lead = {
     name: input.leadName,
     mobileNumber: input.leadMobileNumber,
@@ -53,50 +91,43 @@ async function insertLead(
   };
   const status = agent ? "Assigned" : "Pending";
   const leadCustomerId = newCustomerId("person");
-  const introducer: Referrer =
-    "existing" in referrer
-      ? referrer.existing
-      : { customerId: newCustomerId("source"), name: referrer.newSourceName, type: "source" };
-  const newSource =
-    "existing" in referrer
-      ? Prisma.empty
-      : Prisma.sql`
-        new_source AS (
-          INSERT INTO customers (id, kind, name, source_type, state, city, address, created_at)
-          VALUES (${introducer.customerId}, 'source', ${introducer.name}, 'other', '', '', '', now())
-        ),
-        new_source_name AS (
-          INSERT INTO lead_source_names (key, customer_id) VALUES (${sourceKey(introducer.name)}, ${introducer.customerId})
-        ),`;
   // The column is only named with an agent: a host without assignment storage never gets here with one.
   const agentColumn = agent ? Prisma.sql`, assigned_agent_id` : Prisma.empty;
   const agentValue = agent ? Prisma.sql`, ${agent.numericId}` : Prisma.empty;
 
-  const [record] = await db.$queryRaw<{ id: number }[]>`
-    WITH ${newSource}
+  const [record] = await db.$queryRaw<{ id: number; referrer_id: string; referrer_name: string; referrer_kind: string }[]>`
+    WITH ${referrer},
     lead_customer AS (
       INSERT INTO customers (id, kind, name, mobile_number, state, city, address, created_at)
-      VALUES (${leadCustomerId}, 'person', ${lead.name}, ${lead.mobileNumber}, ${lead.state}, ${lead.city}, ${lead.address}, now())
+      SELECT ${leadCustomerId}, 'person', ${lead.name}, ${lead.mobileNumber}, ${lead.state}, ${lead.city}, ${lead.address}, now()
+      FROM referrer
     ),
     referral AS (
       INSERT INTO referrals (referrer_customer_id, lead_customer_id, lead_name, mobile_number, status, state, city,
                              address, relationship, project_type, remark, created_at ${agentColumn})
-      VALUES (${introducer.customerId}, ${leadCustomerId}, ${lead.name}, ${lead.mobileNumber}, ${status}, ${lead.state},
-              ${lead.city}, ${lead.address}, ${input.relationship ?? "Other"}, ${input.projectType ?? "OTHERS"},
-              ${input.remark ?? ""}, now() ${agentValue})
+      SELECT referrer.id, ${leadCustomerId}, ${lead.name}, ${lead.mobileNumber}, ${status}, ${lead.state},
+             ${lead.city}, ${lead.address}, ${input.relationship ?? "Other"}, ${input.projectType ?? "OTHERS"},
+             ${input.remark ?? ""}, now() ${agentValue}
+      FROM referrer
       RETURNING id
     ),
     audit AS (
       INSERT INTO audit_entries (referral_id, action, actor, created_at)
       SELECT id, 'lead.created', 'lead-intake-api', now() FROM referral
     )
-    SELECT id FROM referral`;
+    SELECT referral.id, referrer.id AS referrer_id, referrer.name AS referrer_name, referrer.kind AS referrer_kind
+    FROM referral, referrer`;
+  if (!record) return null;
   return {
     referralId: record.id,
     leadCustomerId,
     leadName: lead.name,
     leadMobileNumber: lead.mobileNumber,
-    referrer: introducer,
+    referrer: {
+      customerId: record.referrer_id,
+      name: record.referrer_name,
+      type: record.referrer_kind === "person" ? "person" : "source",
+    },
     assignedAgentId: agent ? agent.platformId : null,
     status,
   };

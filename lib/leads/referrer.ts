@@ -1,30 +1,16 @@
-import type { Db } from "@/lib/db/client";
-import { ApiError } from "@/lib/api/errors";
-import type { CreateLeadInput, Referrer } from "./schemas";
-import { findSource } from "./sources";
-
-/** An existing account, or the name of a source to create with the lead. */
-export type ResolvedReferrer = { existing: Referrer } | { newSourceName: string };
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { CreateLeadInput } from "./schemas";
+import { namedSource } from "./sources";
 
 /**
- * Spec rules 3 to 5. A string names a source (by name or returned id) and
- * otherwise a new source; it never names a person and an unknown "src_…" string is
- * just a new name. An object names an existing person or source account or is
- * rejected with 422 INVALID_REFERRER; it never creates one.
+ * Spec rules 3 to 5, as SQL for the existing account a referrer names: at most one
+ * row of (id, name, kind). A string names a source (by name or returned id); when
+ * it names none, it is the name of a new source, and never a person, so an unknown
+ * "src_…" string is just a new name. An object names an existing person or source
+ * account; when it names none, the request is 422 INVALID_REFERRER.
  */
-export async function resolveReferrer(db: Db, referrer: CreateLeadInput["referrer"]): Promise<ResolvedReferrer> {
-  if (typeof referrer === "string") {
-    const source = await findSource(db, referrer);
-    return source
-      ? { existing: { customerId: source.id, name: source.name, type: "source" } }
-      : { newSourceName: referrer };
-  }
-  const account = await db.customer.findUnique({
-    where: { id: referrer.customerId },
-    select: { id: true, name: true, kind: true },
-  });
-  if (!account || (account.kind !== "person" && account.kind !== "source")) {
-    throw new ApiError("INVALID_REFERRER", "referrer.customerId does not name an existing customer account");
-  }
-  return { existing: { customerId: account.id, name: account.name, type: account.kind } };
+export function namedAccount(referrer: CreateLeadInput["referrer"]): Prisma.Sql {
+  if (typeof referrer === "string") return namedSource(referrer);
+  return Prisma.sql`
+    SELECT id, name, kind FROM customers WHERE id = ${referrer.customerId} AND kind IN ('person', 'source')`;
 }

@@ -73,18 +73,32 @@ export async function findSourceByName(db: Db, name: string): Promise<Source | n
   return row ? toSource(row) : null;
 }
 
-export async function findSourceById(db: Db, id: string): Promise<Source | null> {
-  const row = await db.customer.findFirst({ where: { id, kind: "source" }, select: sourceSelect });
-  return row ? toSource(row) : null;
-}
-
 /**
  * A referrer string: an existing or configured source name first, then an exact source id.
  * PostgreSQL text cannot hold U+0000, so no name or id contains it; asking would fail the query.
  */
 export async function findSource(db: Db, nameOrId: string): Promise<Source | null> {
   if (nameOrId.includes("\0")) return null;
-  return (await findSourceByName(db, nameOrId)) ?? (await findSourceById(db, nameOrId));
+  const [row] = await db.$queryRaw<SourceRow[]>(namedSource(nameOrId));
+  return row ? toSource(row) : null;
+}
+
+/**
+ * SQL for the source account a referrer string names, the name key first, then an
+ * exact source id: at most one row of (id, name, kind, "sourceType"). One query,
+ * and creating a lead uses it inside its insert statement.
+ */
+export function namedSource(nameOrId: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id, name, kind, "sourceType" FROM (
+      SELECT c.id, c.name, c.kind, c.source_type AS "sourceType", 1 AS rank
+      FROM lead_source_names n JOIN customers c ON c.id = n.customer_id
+      WHERE n.key = ${sourceKey(nameOrId)}
+      UNION ALL
+      SELECT id, name, kind, source_type, 2 FROM customers WHERE id = ${nameOrId} AND kind = 'source'
+    ) named
+    ORDER BY rank
+    LIMIT 1`;
 }
 
 export async function listSources(db: Db): Promise<{ sources: Source[]; ads: Source[] }> {
