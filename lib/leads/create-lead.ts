@@ -18,7 +18,7 @@ import { isUniqueViolation } from "./sources";
  */
 export async function createLead(db: Db, input: CreateLeadInput): Promise<CreatedLead> {
   const agent = input.assignedAgentId === undefined ? null : await checkAssignment(db, input, input.assignedAgentId);
-  const existing = Prisma.sql`referrer AS (${namedAccount(input.referrer)})`;
+  const existing = existingReferrer(input.referrer);
   const created = await insertLead(db, input, existing, agent);
   if (created) return created;
   // Nothing was written: the referrer names no existing account.
@@ -72,16 +72,17 @@ function newSource(name: string): Prisma.Sql {
 /**
  * One INSERT statement with data-modifying CTEs, each inserting from `referrer`
  * (CTEs that end in one naming the referrer's account): one round trip, atomic
- * like any statement, nothing written when `referrer` is empty (null is returned),
+ * like any statement, nothing written when `referrer` is empty (no row returned),
  * and the foreign keys checked at its end, when every row exists. Timestamps are
  * set here, not left to column defaults a host's own tables may not have.
+ * Exported for the benchmark, whose bare server runs it through pg.
  */
-async function insertLead(
-  db: Db,
+export function insertLeadStatement(
   input: CreateLeadInput,
   referrer: Prisma.Sql,
   agent: Agent | null,
-): Promise<CreatedLead | null> {
+  leadCustomerId: string,
+): Prisma.Sql {
   const lead = {
     name: input.leadName,
     mobileNumber: input.leadMobileNumber,
@@ -89,13 +90,10 @@ async function insertLead(
     city: input.leadCity ?? "",
     address: input.leadAddress ?? "",
   };
-  const status = agent ? "Assigned" : "Pending";
-  const leadCustomerId = newCustomerId("person");
   // The column is only named with an agent: a host without assignment storage never gets here with one.
   const agentColumn = agent ? Prisma.sql`, assigned_agent_id` : Prisma.empty;
   const agentValue = agent ? Prisma.sql`, ${agent.numericId}` : Prisma.empty;
-
-  const [record] = await db.$queryRaw<{ id: number; referrer_id: string; referrer_name: string; referrer_kind: string }[]>`
+  return Prisma.sql`
     WITH ${referrer},
     lead_customer AS (
       INSERT INTO customers (id, kind, name, mobile_number, state, city, address, created_at)
@@ -105,7 +103,7 @@ async function insertLead(
     referral AS (
       INSERT INTO referrals (referrer_customer_id, lead_customer_id, lead_name, mobile_number, status, state, city,
                              address, relationship, project_type, remark, created_at ${agentColumn})
-      SELECT referrer.id, ${leadCustomerId}, ${lead.name}, ${lead.mobileNumber}, ${status}, ${lead.state},
+      SELECT referrer.id, ${leadCustomerId}, ${lead.name}, ${lead.mobileNumber}, ${statusOf(agent)}, ${lead.state},
              ${lead.city}, ${lead.address}, ${input.relationship ?? "Other"}, ${input.projectType ?? "OTHERS"},
              ${input.remark ?? ""}, now() ${agentValue}
       FROM referrer
@@ -117,18 +115,40 @@ async function insertLead(
     )
     SELECT referral.id, referrer.id AS referrer_id, referrer.name AS referrer_name, referrer.kind AS referrer_kind
     FROM referral, referrer`;
+}
+
+/** The `referrer` CTE of a lead whose referrer names an existing account. */
+export function existingReferrer(referrer: CreateLeadInput["referrer"]): Prisma.Sql {
+  return Prisma.sql`referrer AS (${namedAccount(referrer)})`;
+}
+
+function statusOf(agent: Agent | null): CreatedLead["status"] {
+  return agent ? "Assigned" : "Pending";
+}
+
+/** Runs insertLeadStatement; null when the referrer named no account and nothing was written. */
+async function insertLead(
+  db: Db,
+  input: CreateLeadInput,
+  referrer: Prisma.Sql,
+  agent: Agent | null,
+): Promise<CreatedLead | null> {
+  const leadCustomerId = newCustomerId("person");
+  const [record] = await db.$queryRaw<{ id: number; referrer_id: string; referrer_name: string; referrer_kind: string }[]>(
+    insertLeadStatement(input, referrer, agent, leadCustomerId),
+  );
   if (!record) return null;
   return {
     referralId: record.id,
     leadCustomerId,
-    leadName: lead.name,
-    leadMobileNumber: lead.mobileNumber,
+    leadName: input.leadName,
+    leadMobileNumber: input.leadMobileNumber,
     referrer: {
       customerId: record.referrer_id,
       name: record.referrer_name,
       type: record.referrer_kind === "person" ? "person" : "source",
     },
     assignedAgentId: agent ? agent.platformId : null,
-    status,
+    status: statusOf(agent),
   };
 }
