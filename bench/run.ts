@@ -4,6 +4,7 @@
 // creation transaction, and that transaction driven directly through pg. Writes
 // bench/results/latest.{json,md,svg} and a dated copy of the JSON.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
@@ -34,6 +35,7 @@ interface Load {
   rps: number;
   p50: number;
   p99: number;
+  requests: number;
 }
 
 async function load(url: string, connections: number, seconds: number, method: "GET" | "POST" = "GET"): Promise<Load> {
@@ -47,7 +49,7 @@ async function load(url: string, connections: number, seconds: number, method: "
   });
   const failed = result.errors + result.timeouts + result.non2xx;
   if (failed) throw new Error(`${method} ${url}: ${failed} failed requests of ${result.requests.total}`);
-  return { rps: round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+  return { rps: round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
 }
 
 /** Runs the creation transaction directly through pg, `connections` at a time. */
@@ -64,6 +66,39 @@ async function databaseLimit(pool: pg.Pool, connections: number, seconds: number
     }),
   );
   return round(done / seconds);
+}
+
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
+
+/** CPU time used so far, in ms: by a server's process group, by all PostgreSQL processes, and by the whole machine. */
+function cpuNow(group: ProcessGroup): { server: number; database: number; machine: number } {
+  const pids = (args: string[]) =>
+    execFileSync("ps", ["-o", "pid=", ...args], { encoding: "utf8" }).split("\n").filter((line) => line.trim());
+  const ticks = (pid: string) => {
+    try {
+      // Fields after the command name, which can hold spaces: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid.trim()}/stat`, "utf8").split(") ")[1].split(" ");
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return 0; // the process ended in between
+    }
+  };
+  const sum = (list: string[]) => list.reduce((total, pid) => total + ticks(pid), 0) * TICK_MS;
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1).map(Number);
+  return {
+    server: sum(pids(["-g", String(group.pid)])),
+    database: sum(pids(["-C", "postgres"])),
+    machine: (user + nice + system + irq + softirq + steal) * TICK_MS,
+  };
+}
+
+/** Runs `load` and returns its result with the CPU ms per request it cost the server, PostgreSQL and the machine. */
+async function withCpu(group: ProcessGroup, run: () => Promise<Load>): Promise<Load & { cpuMs: Record<string, number> }> {
+  const before = cpuNow(group);
+  const result = await run();
+  const after = cpuNow(group);
+  const perRequest = (key: keyof typeof before) => round2((after[key] - before[key]) / result.requests);
+  return { ...result, cpuMs: { server: perRequest("server"), database: perRequest("database"), machine: perRequest("machine") } };
 }
 
 /** Resident memory of the `next-server` process inside a server's process group, in MB. */
@@ -164,11 +199,14 @@ async function main() {
     for (const url of [`${service}/api/leads`, `${floor}/api/noop`, `${bare}/api/leads`]) await load(url, 4, 2, "POST");
 
     const post: Record<string, Record<string, number>> = {};
+    const cpu: Result["cpuMsPerRequest"] = {};
     for (const connections of CONNECTIONS) {
       console.log(`POST at ${connections} connections...`);
-      const serviceLoad = await load(`${service}/api/leads`, connections, POST_SECONDS, "POST");
-      const floorLoad = await load(`${floor}/api/noop`, connections, POST_SECONDS, "POST");
-      const bareLoad = await load(`${bare}/api/leads`, connections, POST_SECONDS, "POST");
+      const [serviceGroup, floorGroup, bareGroup] = servers;
+      const serviceLoad = await withCpu(serviceGroup, () => load(`${service}/api/leads`, connections, POST_SECONDS, "POST"));
+      const floorLoad = await withCpu(floorGroup, () => load(`${floor}/api/noop`, connections, POST_SECONDS, "POST"));
+      const bareLoad = await withCpu(bareGroup, () => load(`${bare}/api/leads`, connections, POST_SECONDS, "POST"));
+      cpu[connections] = { service: serviceLoad.cpuMs, floor: floorLoad.cpuMs, bare: bareLoad.cpuMs };
       post[connections] = {
         serviceRps: serviceLoad.rps,
         floorRps: floorLoad.rps,
@@ -224,7 +262,11 @@ async function main() {
         postServiceOverBareAt16: round2(post[16].serviceRps / post[16].bareRps),
         listP50At1mOver10k: round2(list[1_000_000].p50Ms / list[10_000].p50Ms),
         listFilteredP50At1mOver10k: round2(list[1_000_000].filteredP50Ms / list[10_000].filteredP50Ms),
+        // What service / floor would be if the service's own work cost nothing beyond the
+        // floor's and the database's: the machine's CPU bounds both (see README, Benchmark).
+        postFloorCeilingAt16: round2(cpu[16].floor.machine / (cpu[16].floor.machine + cpu[16].service.database)),
       },
+      cpuMsPerRequest: cpu,
       rssMb: { start: rssStart, end: rssEnd },
       durationSeconds: Math.round((Date.now() - started) / 1000),
     };
@@ -254,6 +296,8 @@ type Result = {
   list: Record<string, Record<string, number>>;
   reads: { sources: { count: number; p50Ms: number; p99Ms: number }; agents: { users: number; p50Ms: number; p99Ms: number } };
   ratios: Record<string, number>;
+  /** Per connection count, then per server: CPU ms per request of the server, PostgreSQL and the machine. */
+  cpuMsPerRequest: Record<string, Record<"service" | "floor" | "bare", Record<string, number>>>;
   rssMb: { start: number; end: number };
   durationSeconds: number;
 };
@@ -281,10 +325,18 @@ function toMarkdown(r: Result): string {
     `GET /api/leads/sources (${r.reads.sources.count} sources): p50 ${r.reads.sources.p50Ms} ms, p99 ${r.reads.sources.p99Ms} ms. ` +
       `GET /api/leads/agents (${r.reads.agents.users} users): p50 ${r.reads.agents.p50Ms} ms, p99 ${r.reads.agents.p99Ms} ms.`,
     "",
+    "| CPU ms per POST at 16 connections | server process | PostgreSQL | whole machine |",
+    "|---|---|---|---|",
+    ...(["service", "floor", "bare"] as const).map((name) => {
+      const c = r.cpuMsPerRequest[16][name];
+      return `| ${name} | ${c.server} | ${c.database} | ${c.machine} |`;
+    }),
+    "",
     "| Ratio | Value | Target |",
     "|---|---|---|",
     `| POST service / floor at 16 connections | ${r.ratios.postServiceOverFloorAt16} | >= 0.7 |`,
     `| POST service / bare at 16 connections | ${r.ratios.postServiceOverBareAt16} | |`,
+    `| POST ceiling of service / floor set by PostgreSQL's CPU per lead | ${r.ratios.postFloorCeilingAt16} | |`,
     `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,
     `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
     `| Server RSS start / end (MB) | ${r.rssMb.start} / ${r.rssMb.end} | end < 300 |`,
