@@ -32,12 +32,17 @@ export async function listLeads(
   { referrer, limit, offset }: ListLeadsInput,
 ): Promise<{ leads: ListedLead[]; pagination: Pagination }> {
   let sourceIds: string[];
+  let bySource: Prisma.Sql;
   if (referrer !== undefined) {
     const source = await findSource(db, referrer);
     if (!source) return { leads: [], pagination: { total: 0, limit, offset, hasMore: false } };
     sourceIds = [source.id];
+    // Equality, not ANY of one id: with ANY, PostgreSQL walked the primary key backwards past
+    // 200 other sources' records per match (7 ms at 1M leads) instead of this source's index entries (1 ms).
+    bySource = Prisma.sql`referrer_customer_id = ${source.id}`;
   } else {
     sourceIds = await allSourceIds(db);
+    bySource = Prisma.sql`referrer_customer_id = ANY(${sourceIds}::text[])`;
   }
   const { assignment } = await layoutOf(db);
   const agentPlatformId = assignment
@@ -57,7 +62,7 @@ export async function listLeads(
                c.id AS referrer_id, c.name AS referrer_name, ${agentPlatformId} AS agent_platform_id
         FROM (
           SELECT * FROM referrals
-          WHERE referrer_customer_id = ANY(${sourceIds}::text[])
+          WHERE ${bySource}
           ORDER BY id DESC
           LIMIT ${limit} OFFSET ${offset}
         ) r
