@@ -76,9 +76,10 @@ function cpuNow(group: ProcessGroup): { server: number; database: number; machin
     execFileSync("ps", ["-o", "pid=", ...args], { encoding: "utf8" }).split("\n").filter((line) => line.trim());
   const ticks = (pid: string) => {
     try {
-      // Fields after the command name, which can hold spaces: utime and stime are the 12th and 13th.
+      // Fields after the command name, which can hold spaces: utime, stime, then cutime and cstime, the time
+      // of ended children (PostgreSQL's closed connections count in the postmaster's).
       const fields = readFileSync(`/proc/${pid.trim()}/stat`, "utf8").split(") ")[1].split(" ");
-      return Number(fields[11]) + Number(fields[12]);
+      return fields.slice(11, 15).reduce((total, field) => total + Number(field), 0);
     } catch {
       return 0; // the process ended in between
     }
