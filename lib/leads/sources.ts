@@ -24,19 +24,19 @@ export async function ensureConfiguredSources(db: Db): Promise<void> {
 }
 
 /**
- * The source account registered under this name (case and repeated spaces ignored),
- * created with this type if there is none. Safe to run from several processes at
- * once: the name key lets one create win, the others then find it.
+ * The source account of this name (case and repeated spaces ignored; see
+ * namedSource), created with this type if there is none. Safe to run from several
+ * processes at once: the name key lets one create win, the others then find it.
  */
 export async function ensureSource(db: Db, name: string, type: Source["type"]): Promise<Source> {
-  const existing = await findSourceByName(db, name);
+  const existing = await findSource(db, name);
   if (existing) return existing;
   try {
     const row = await db.customer.create({ data: newSourceData(name, type), select: sourceSelect });
     return toSource(row);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return (await findSourceByName(db, name)) as Source;
+    return (await findSource(db, name)) as Source;
   }
 }
 
@@ -66,15 +66,8 @@ function toSource(row: SourceRow): Source {
   return { id: row.id, name: row.name, type: row.sourceType === "ads" ? "ads" : "other" };
 }
 
-/** The source account registered under this name, case and repeated spaces ignored. */
-export async function findSourceByName(db: Db, name: string): Promise<Source | null> {
-  // One query: filtering customers by their key row (a nested select would be a second round trip).
-  const row = await db.customer.findFirst({ where: { sourceName: { key: sourceKey(name) } }, select: sourceSelect });
-  return row ? toSource(row) : null;
-}
-
 /**
- * A referrer string: an existing or configured source name first, then an exact source id.
+ * The source a referrer string names (see namedSource), case and repeated spaces ignored.
  * PostgreSQL text cannot hold U+0000, so no name or id contains it; asking would fail the query.
  */
 export async function findSource(db: Db, nameOrId: string): Promise<Source | null> {
@@ -84,21 +77,24 @@ export async function findSource(db: Db, nameOrId: string): Promise<Source | nul
 }
 
 /**
- * SQL for the source account a referrer string names, the name key first, then an
- * exact source id: at most one row of (id, name, kind, "sourceType"). One query,
- * and creating a lead uses it inside its insert statement.
+ * SQL for the source account a referrer string names, as at most one row of (id,
+ * name, kind, "sourceType"): the name registered in lead_source_names; else an exact
+ * source id; else a source the host added after the migration, which has no name key,
+ * by the same normalised name (the oldest, as the migration's backfill chose).
+ * COALESCE stops at the first that finds one, so the later look-ups run only when
+ * needed. One query, and creating a lead uses it inside its insert statement.
  */
 export function namedSource(nameOrId: string): Prisma.Sql {
+  const key = sourceKey(nameOrId);
   return Prisma.sql`
-    SELECT id, name, kind, "sourceType" FROM (
-      SELECT c.id, c.name, c.kind, c.source_type AS "sourceType", 1 AS rank
-      FROM lead_source_names n JOIN customers c ON c.id = n.customer_id
-      WHERE n.key = ${sourceKey(nameOrId)}
-      UNION ALL
-      SELECT id, name, kind, source_type, 2 FROM customers WHERE id = ${nameOrId} AND kind = 'source'
-    ) named
-    ORDER BY rank
-    LIMIT 1`;
+    SELECT id, name, kind, source_type AS "sourceType" FROM customers
+    WHERE id = COALESCE(
+      (SELECT customer_id FROM lead_source_names WHERE key = ${key}),
+      (SELECT id FROM customers WHERE id = ${nameOrId} AND kind = 'source'),
+      (SELECT id FROM customers
+       WHERE kind = 'source' AND lower(btrim(regexp_replace(name, '\\s+', ' ', 'g'))) = ${key}
+       ORDER BY created_at, id LIMIT 1)
+    )`;
 }
 
 export async function listSources(db: Db): Promise<{ sources: Source[]; ads: Source[] }> {
