@@ -6,8 +6,7 @@ import { resolveAgent } from "./agents";
 import { newCustomerId } from "./ids";
 import { namedAccount } from "./referrer";
 import type { Agent, CreatedLead, CreateLeadInput } from "./schemas";
-import { sourceKey } from "./source-name";
-import { isUniqueViolation } from "./sources";
+import { insertSource, isUniqueViolation } from "./sources";
 
 /**
  * POST /api/leads after validation. Checks in the spec's order: the referrer (422
@@ -57,16 +56,10 @@ function invalidReferrer(): ApiError {
 
 /** The `referrer` of a lead whose source is new (a cleaned name): its account and name key are inserted with the lead. */
 function newSource(name: string): Prisma.Sql {
-  const id = newCustomerId("source");
+  const source = { id: newCustomerId("source"), name, type: "other" } as const;
   return Prisma.sql`
-    new_source AS (
-      INSERT INTO customers (id, kind, name, source_type, state, city, address, created_at)
-      VALUES (${id}, 'source', ${name}, 'other', '', '', '', now())
-    ),
-    new_source_name AS (
-      INSERT INTO lead_source_names (key, customer_id) VALUES (${sourceKey(name)}, ${id})
-    ),
-    referrer AS (SELECT ${id}::text AS id, ${name}::text AS name, 'source'::text AS kind)`;
+    ${insertSource(source)},
+    referrer AS (SELECT ${source.id}::text AS id, ${name}::text AS name, 'source'::text AS kind)`;
 }
 
 /**

@@ -5,7 +5,8 @@ export function cleanSourceName(name: string): string {
 
 /**
  * The key under which a source name is unique: case and repeated spaces ignored.
- * The SQL twin in prisma/migrations/*_lead_intake registers existing host sources.
+ * Its SQL twin is in prisma/migrations/*_lead_intake (registering existing host
+ * sources) and in namedSource (finding sources the host added later).
  */
 export function sourceKey(name: string): string {
   return cleanSourceName(name).toLowerCase();

@@ -31,25 +31,31 @@ export async function ensureConfiguredSources(db: Db): Promise<void> {
 export async function ensureSource(db: Db, name: string, type: Source["type"]): Promise<Source> {
   const existing = await findSource(db, name);
   if (existing) return existing;
+  const created: Source = { id: newCustomerId("source"), name: cleanSourceName(name), type };
   try {
-    const row = await db.customer.create({ data: newSourceData(name, type), select: sourceSelect });
-    return toSource(row);
+    await db.$executeRaw`WITH ${insertSource(created)} SELECT 1`;
+    return created;
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     return (await findSource(db, name)) as Source;
   }
 }
 
-/** Nested-create data for a new source account and its name key. */
-function newSourceData(name: string, type: Source["type"]) {
-  const cleaned = cleanSourceName(name);
-  return {
-    id: newCustomerId("source"),
-    kind: "source",
-    name: cleaned,
-    sourceType: type,
-    sourceName: { create: { key: sourceKey(cleaned) } },
-  } satisfies Prisma.CustomerCreateInput;
+/**
+ * CTEs (new_source, new_source_name) inserting a source account and its name key
+ * in one statement, so both are saved or neither; `name` is already cleaned. The
+ * key's primary key makes a concurrent twin fail with a unique violation. Creating a
+ * lead with a new source adds its own CTEs after these.
+ */
+export function insertSource({ id, name, type }: Source): Prisma.Sql {
+  return Prisma.sql`
+    new_source AS (
+      INSERT INTO customers (id, kind, name, source_type, state, city, address, created_at)
+      VALUES (${id}, 'source', ${name}, ${type}, '', '', '', now())
+    ),
+    new_source_name AS (
+      INSERT INTO lead_source_names (key, customer_id) VALUES (${sourceKey(name)}, ${id})
+    )`;
 }
 
 /** A unique key was taken: P2002 from model queries; from raw SQL, P2010 carrying the driver's UniqueConstraintViolation. */
