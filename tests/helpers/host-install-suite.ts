@@ -5,6 +5,7 @@ import { agentView, hostClient, managerView } from "./dashboards";
 import { rowCounts, type TestDatabase } from "./db";
 import {
   HOST,
+  KEYS_AFTER_CONFIGURED_SOURCES,
   createHostDatabase,
   currentRowsOf,
   migrationRecords,
@@ -138,15 +139,7 @@ export function hostInstallSuite(layout: HostLayout) {
       ]);
       for (const s of configured) expect(s.id).toMatch(/^src_/);
       expect(res.body.ads.map((s: { name: string }) => s.name).sort()).toEqual(["FaceBook  Ads", "Google Ads", "TikTok Ads"]);
-      expect((await sourceNames(db.sql)).map((r) => r.key)).toEqual([
-        "facebook ads",
-        "google ads",
-        "roadshow kl",
-        "roadshow penang",
-        "tiktok ads",
-        "walk in",
-        "website form",
-      ]);
+      expect((await sourceNames(db.sql)).map((r) => r.key)).toEqual(KEYS_AFTER_CONFIGURED_SOURCES);
     });
 
     const created: number[] = [];

@@ -194,6 +194,17 @@ export async function snapshotSchema(sql: pg.Pool) {
   return { columns: columns.rows, constraints: constraints.rows, indexes: indexes.rows, triggers: triggers.rows };
 }
 
+/** The name keys of the host's sources once the configured default sources are added. */
+export const KEYS_AFTER_CONFIGURED_SOURCES = [
+  "facebook ads",
+  "google ads",
+  "roadshow kl",
+  "roadshow penang",
+  "tiktok ads",
+  "walk in",
+  "website form",
+];
+
 /** The module's registry of source names. */
 export async function sourceNames(sql: pg.Pool): Promise<{ key: string; customer_id: string }[]> {
   return (await sql.query("SELECT key, customer_id FROM lead_source_names ORDER BY key")).rows;

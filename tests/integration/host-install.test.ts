@@ -9,7 +9,14 @@ import { createLeadBody } from "@/lib/leads/schemas";
 import { ensureConfiguredSources, listSources } from "@/lib/leads/sources";
 import { hostClient } from "../helpers/dashboards";
 import { adminQuery, type TestDatabase } from "../helpers/db";
-import { HOST, createHostDatabase, migrationRecords, snapshotRows, sourceNames } from "../helpers/host-install";
+import {
+  HOST,
+  KEYS_AFTER_CONFIGURED_SOURCES,
+  createHostDatabase,
+  migrationRecords,
+  snapshotRows,
+  sourceNames,
+} from "../helpers/host-install";
 
 /**
  * Several server processes on one host database (each layout's own install is in
@@ -51,15 +58,7 @@ describe("several server processes against one existing host database", () => {
     expect(["google ads", "tiktok ads", "website form"].map(count)).toEqual([1, 1, 1]);
     // The host's "FaceBook  Ads" is the configured "Facebook Ads": none was added.
     expect(sources.filter((s) => /facebook/i.test(s.name)).map((s) => s.name)).toEqual(["FaceBook  Ads"]);
-    expect((await sourceNames(db.sql)).map((r) => r.key)).toEqual([
-      "facebook ads",
-      "google ads",
-      "roadshow kl",
-      "roadshow penang",
-      "tiktok ads",
-      "walk in",
-      "website form",
-    ]);
+    expect((await sourceNames(db.sql)).map((r) => r.key)).toEqual(KEYS_AFTER_CONFIGURED_SOURCES);
   });
 
   it("name one new source at once in several spellings: one account, every lead on it", async () => {
