@@ -68,6 +68,13 @@ describe("sources the host added after the migration", () => {
     expect(res.body.lead.referrer.customerId).toBe("src_host_trade_fair_new");
   });
 
+  it("come after an exact source id, even when a host source is named like that id", async () => {
+    await addHostSource("src_host_named_like_an_id", "src_host_road_show", "2019-01-01T00:00:00Z");
+    const res = await post({ leadName: "Show Visitor", leadMobileNumber: "0123456789", referrer: "src_host_road_show" });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.lead.referrer.customerId).toBe("src_host_road_show");
+  });
+
   it("come after a registered source of the same name", async () => {
     const { rows } = await db.sql.query<{ customer_id: string }>(
       `SELECT customer_id FROM lead_source_names WHERE key = 'facebook ads'`,
