@@ -1,0 +1,90 @@
+import { readdirSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import METHODS_BY_PATH from "@/lib/api/methods.json";
+import { TEST_KEY } from "../helpers/api";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { startServer, type RunningServer } from "../helpers/server";
+
+/**
+ * Every method Node's HTTP parser accepts, on every path under /api and on unknown
+ * ones, against the production server: Next refuses many of them (TRACE with a
+ * text/plain 500, QUERY, PROPFIND... with an empty 400) before route code runs,
+ * so only HTTP shows what a client really gets.
+ */
+let db: TestDatabase;
+let server: RunningServer;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ use: false });
+  server = await startServer(db.url);
+}, 120_000);
+
+afterAll(async () => {
+  await server.stop();
+  await db.sql.end();
+});
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function send(method: string, url: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(new URL(url, server.baseUrl), { method, headers: { authorization: `Bearer ${TEST_KEY}` } });
+    request.on("response", (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+const ALLOW: Record<string, string[]> = METHODS_BY_PATH;
+const UNKNOWN_PATHS = ["/api", "/api/nowhere", "/api/leads/nowhere", "/api/leads/sources/x"];
+// CONNECT asks for a tunnel, not a resource: Node's HTTP server closes such a connection
+// itself unless a tunnel handler exists, so no response (JSON or other) is possible.
+const METHODS = http.METHODS.filter((method) => method !== "CONNECT");
+
+describe("every method under /api over HTTP", () => {
+  it("lists in lib/api/methods.json exactly the route files under app/api", () => {
+    const routes = readdirSync(path.resolve("app/api"), { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith("route.ts") && !file.includes("[["))
+      .map((file) => `/api/${path.dirname(file)}`);
+    expect(Object.keys(ALLOW).sort()).toEqual(routes.sort());
+  });
+
+  it.each(Object.keys(ALLOW))("%s: supported methods reach the route, all others are JSON 405 with Allow", async (apiPath) => {
+    const allow = ALLOW[apiPath];
+    for (const method of METHODS) {
+      const answer = await send(method, apiPath);
+      expect(answer.headers["cache-control"], method).toBe("no-store");
+      expect(answer.headers["content-type"], method).toMatch(/^application\/json/);
+      if (allow.includes(method) || (method === "HEAD" && allow.includes("GET"))) {
+        expect(answer.status, method).not.toBe(405);
+        continue;
+      }
+      expect({ method, status: answer.status, allow: answer.headers.allow }).toEqual({ method, status: 405, allow: allow.join(", ") });
+      expect(JSON.parse(answer.body)).toEqual({
+        error: `${method} is not supported here; use ${allow.join(", ")}`,
+        code: "METHOD_NOT_ALLOWED",
+      });
+    }
+  });
+
+  it.each(UNKNOWN_PATHS)("%s: every method is JSON 404", async (apiPath) => {
+    for (const method of METHODS) {
+      const answer = await send(method, `${apiPath}?x=1`);
+      expect({ method, status: answer.status }).toEqual({ method, status: 404 });
+      expect(answer.headers["cache-control"], method).toBe("no-store");
+      expect(answer.headers["content-type"], method).toMatch(/^application\/json/);
+      if (method !== "HEAD") expect(JSON.parse(answer.body), method).toEqual({ error: "No such API path", code: "NOT_FOUND" });
+    }
+  });
+});
