@@ -10,10 +10,10 @@ const BEARER = /^Bearer +(\S+) *$/i;
  */
 export function authenticate(request: Request): void {
   const key = process.env.LEADS_API_KEY;
-  if (!key) throw new ApiError("API_NOT_CONFIGURED", "The API key is not configured on the server");
+  if (!key) throw new ApiError("API_NOT_CONFIGURED");
   const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
   if (presented === undefined || !sameSecret(presented, key)) {
-    throw new ApiError("UNAUTHORIZED", "Missing or incorrect bearer key");
+    throw new ApiError("UNAUTHORIZED");
   }
 }
 

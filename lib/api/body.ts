@@ -1,7 +1,6 @@
-import { ApiError, type Issue } from "./errors";
+import { ApiError, MAX_BODY_BYTES, type Issue } from "./errors";
 
-/** Largest request body accepted, in bytes (1 MiB); larger ones get 413 PAYLOAD_TOO_LARGE. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 /**
  * Reads a JSON request body: media type application/json (any case, parameters
@@ -12,17 +11,17 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export async function readJsonBody(request: Request): Promise<unknown> {
   const mediaType = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (mediaType !== "application/json") {
-    throw new ApiError("INVALID_CONTENT_TYPE", "Content-Type must be application/json");
+    throw new ApiError("INVALID_CONTENT_TYPE");
   }
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (declared > MAX_BODY_BYTES) throw new ApiError("PAYLOAD_TOO_LARGE");
 
   const text = await readText(request);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ApiError("INVALID_JSON", "Request body is not valid JSON");
+    throw new ApiError("INVALID_JSON");
   }
   // Only a \u escape can put U+0000 or a lone surrogate into valid JSON read from valid UTF-8.
   const issues = text.includes("\\u") ? unstorableText(body) : [];
@@ -41,14 +40,19 @@ function unstorableText(body: unknown): Issue[] {
   const pending: [unknown, string][] = [[body, ""]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path] = next;
-    if (typeof value === "string" && (value.includes("\0") || !value.isWellFormed())) {
-      issues.push({ path, message: "Must not contain U+0000 or unpaired surrogates" });
+    if (typeof value === "string" && unstorable(value)) {
+      issues.push({ path, message: UNSTORABLE });
     } else if (value !== null && typeof value === "object") {
       for (const [key, child] of Object.entries(value)) pending.push([child, path ? `${path}.${key}` : key]);
     }
   }
   return issues.reverse();
 }
+
+export const UNSTORABLE = "Must not contain U+0000 or unpaired surrogates";
+
+/** Text PostgreSQL cannot store as sent (see unstorableText). */
+export const unstorable = (value: string): boolean => value.includes("\0") || !value.isWellFormed();
 
 async function readText(request: Request): Promise<string> {
   const chunks: Uint8Array[] = [];
@@ -61,7 +65,7 @@ async function readText(request: Request): Promise<string> {
       size += value.byteLength;
       if (size > MAX_BODY_BYTES) {
         await reader.cancel();
-        throw tooLarge();
+        throw new ApiError("PAYLOAD_TOO_LARGE");
       }
       chunks.push(value);
     }
@@ -71,8 +75,4 @@ async function readText(request: Request): Promise<string> {
   } catch {
     throw new ApiError("INVALID_JSON", "Request body is not valid UTF-8 JSON");
   }
-}
-
-function tooLarge(): ApiError {
-  return new ApiError("PAYLOAD_TOO_LARGE", `Request body is larger than ${MAX_BODY_BYTES} bytes`);
 }

@@ -1,20 +1,110 @@
-/** The closed set of error codes the API answers with, and the status of each. */
-export const ERROR_STATUS = {
-  INVALID_JSON: 400,
-  INVALID_INPUT: 400,
-  UNAUTHORIZED: 401,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  PAYLOAD_TOO_LARGE: 413,
-  INVALID_CONTENT_TYPE: 415,
-  INVALID_AGENT: 422,
-  INVALID_REFERRER: 422,
-  INTERNAL_ERROR: 500,
-  API_NOT_CONFIGURED: 503,
-  ASSIGNMENT_NOT_CONFIGURED: 503,
-} as const;
+/** Largest request body accepted, in bytes (1 MiB); larger ones get 413 PAYLOAD_TOO_LARGE (lib/api/body.ts). */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+interface ErrorSpec {
+  status: number;
+  /** The `error` text when the throw site gives no more specific one. */
+  message: string;
+  /** When it happens, for integrators (the OpenAPI document's response descriptions). */
+  when: string;
+  retry: string;
+}
+
+const FIX = "Correct the request before retrying.";
+const ADMIN = "Do not retry: the deployed version differs from this contract; consult the administrator.";
+
+/**
+ * The one table of the API's errors: code -> status, default message, when it
+ * happens and retry advice. Throw sites name a code; the OpenAPI document's error
+ * responses, their descriptions and examples are generated from this table.
+ */
+export const ERRORS = {
+  INVALID_JSON: {
+    status: 400,
+    message: "Request body is not valid JSON",
+    when: "The POST body is not valid JSON (or not valid UTF-8).",
+    retry: FIX,
+  },
+  INVALID_INPUT: {
+    status: 400,
+    message: "Invalid input",
+    when: "Invalid body fields or query parameters; `issues` names each one.",
+    retry: FIX,
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    message: "Missing or incorrect bearer key",
+    when: "Bearer key missing or incorrect.",
+    retry: "Correct the key before retrying.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    message: "No such API path",
+    when: "No such path: the deployed version differs from this contract; consult the administrator.",
+    retry: ADMIN,
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    message: "Method not supported on this path",
+    when:
+      "Method not supported on this path (the `Allow` header lists the supported ones). For a documented operation: the deployed version differs from this contract; consult the administrator.",
+    retry: ADMIN,
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    message: `Request body is larger than ${MAX_BODY_BYTES} bytes`,
+    when: `The request body is larger than 1 MiB (${MAX_BODY_BYTES} bytes).`,
+    retry: "Send a smaller body.",
+  },
+  INVALID_CONTENT_TYPE: {
+    status: 415,
+    message: "Content-Type must be application/json",
+    when: "POST without `Content-Type: application/json`.",
+    retry: FIX,
+  },
+  INVALID_AGENT: {
+    status: 422,
+    message: "assignedAgentId does not name a user eligible for sales assignment",
+    when: "The assigned user does not exist or is not eligible for sales assignment.",
+    retry: FIX,
+  },
+  INVALID_REFERRER: {
+    status: 422,
+    message: "referrer.customerId does not name an existing customer account",
+    when: "The referrer account ID (`referrer.customerId`) was not found.",
+    retry: FIX,
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    message: "The request could not be completed",
+    when: "The request could not be completed; internal details are omitted.",
+    retry:
+      "GET may be retried with bounded backoff. POST: do not replay automatically: the outcome is not known to you; reconcile first (GET /api/leads) against your ledger of `referralId` and `leadCustomerId`.",
+  },
+  API_NOT_CONFIGURED: {
+    status: 503,
+    message: "The API key is not configured on the server",
+    when: "The server's API key is not configured.",
+    retry: "Needs the administrator; retrying does not help until the server is configured.",
+  },
+  ASSIGNMENT_NOT_CONFIGURED: {
+    status: 503,
+    message: "Lead assignment is not enabled in this host database",
+    when: "Assignment storage is not enabled in the host database (POST with `assignedAgentId`).",
+    retry: "Needs the administrator; retrying does not help until the server is configured.",
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+export const ERROR_CODES = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]];
+
+/** The status of each code (from ERRORS). */
+export const ERROR_STATUS = Object.fromEntries(ERROR_CODES.map((code) => [code, ERRORS[code].status])) as {
+  [C in ErrorCode]: (typeof ERRORS)[C]["status"];
+};
+
+/** The codes whose body carries `issues` (validation failures); no other code has them. */
+export const CODES_WITH_ISSUES: readonly ErrorCode[] = ["INVALID_INPUT"];
 
 export interface Issue {
   path: string;
@@ -26,12 +116,12 @@ export class ApiError extends Error {
 
   constructor(
     readonly code: ErrorCode,
-    message: string,
+    message: string = ERRORS[code].message,
     readonly issues?: Issue[],
   ) {
     super(message);
     this.name = "ApiError";
-    this.status = ERROR_STATUS[code];
+    this.status = ERRORS[code].status;
   }
 
   toJSON() {

@@ -21,7 +21,7 @@ export function apiRoute(handler: Handler): Handler {
         return errorResponse(error, error.code === "PAYLOAD_TOO_LARGE" ? { Connection: "close" } : undefined);
       }
       logFailure(request, error);
-      return errorResponse(new ApiError("INTERNAL_ERROR", "The request could not be completed"));
+      return errorResponse(new ApiError("INTERNAL_ERROR"));
     }
   };
 }
@@ -59,7 +59,7 @@ export function methodNotAllowed(method: string, allow: readonly string[]): Resp
 }
 
 /** 404 NOT_FOUND for a path under /api that does not exist. */
-export const notFoundResponse = (): Response => errorResponse(new ApiError("NOT_FOUND", "No such API path"));
+export const notFoundResponse = (): Response => errorResponse(new ApiError("NOT_FOUND"));
 
 /**
  * Route exports for every method: the given handlers, and 405 METHOD_NOT_ALLOWED

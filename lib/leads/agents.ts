@@ -60,6 +60,6 @@ export async function resolveAgent(db: Db, assignedAgentId: NonNullable<CreateLe
     ${eligibleAgents(layout, Prisma.sql`(${byPlatformId} OR ${byNumericId})`)}
     ORDER BY (platform_id = ${text}) DESC
     LIMIT 1`;
-  if (!rows[0]) throw new ApiError("INVALID_AGENT", "assignedAgentId does not name a user eligible for sales assignment");
+  if (!rows[0]) throw new ApiError("INVALID_AGENT");
   return toAgent(rows[0]);
 }

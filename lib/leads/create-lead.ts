@@ -45,13 +45,13 @@ async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string |
   }
   const agent = await resolveAgent(db, agentId);
   if (!(await layoutOf(db)).assignment) {
-    throw new ApiError("ASSIGNMENT_NOT_CONFIGURED", "Lead assignment is not enabled in this host database");
+    throw new ApiError("ASSIGNMENT_NOT_CONFIGURED");
   }
   return agent;
 }
 
 function invalidReferrer(): ApiError {
-  return new ApiError("INVALID_REFERRER", "referrer.customerId does not name an existing customer account");
+  return new ApiError("INVALID_REFERRER");
 }
 
 /** The `referrer` of a lead whose source is new (a cleaned name): its account and name key are inserted with the lead. */
