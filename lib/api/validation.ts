@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { unstorable, UNSTORABLE } from "./body";
 import { ApiError, type Issue } from "./errors";
 
 /** Validates input against a schema; failures become 400 INVALID_INPUT with one issue per offending field. */
@@ -24,6 +25,10 @@ export function parseQuery<S extends z.ZodObject>(schema: S, request: Request): 
         ? []
         : [{ path: name, message: "Unknown name: not part of the API" }],
   );
+  // A query's values are decoded UTF-8, so U+0000 (%00) is the one character PostgreSQL cannot take.
+  for (const [name, value] of params) {
+    if (unstorable(value) && !issues.some((i) => i.path === name)) issues.push({ path: name, message: UNSTORABLE });
+  }
   const known = Object.fromEntries([...params].filter(([name]) => Object.hasOwn(schema.shape, name)));
   const result = schema.safeParse(known);
   if (!result.success) issues.push(...toIssues(result.error.issues).filter((i) => !issues.some((j) => j.path === i.path)));
@@ -39,7 +44,7 @@ type PathKey = PropertyKey;
  * type (a too-short referrer string says so instead of "invalid input").
  */
 export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PathKey[] = []): Issue[] {
-  return typeOnlyWhereWrongType(issues).flatMap((issue): Issue[] => {
+  return firstPerPath(typeOnlyWhereWrongType(issues)).flatMap((issue): Issue[] => {
     const path = [...prefix, ...issue.path];
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({ path: joinPath([...path, key]), message: "Unknown name: not part of the API" }));
@@ -50,6 +55,12 @@ export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly P
     }
     return [{ path: joinPath(path), message: issue.message }];
   });
+}
+
+/** One issue per path: the first check that failed is what to fix; the next may follow from it. */
+function firstPerPath(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => i.code === "unrecognized_keys" || (!seen.has(joinPath(i.path)) && !!seen.add(joinPath(i.path))));
 }
 
 function isTypeMismatch(branch: readonly z.core.$ZodIssue[]): boolean {

@@ -20,3 +20,18 @@ export function normaliseMobile(input: string): string | null {
   else return null;
   return CANONICAL_MOBILE.test(canonical) ? canonical : null;
 }
+
+const F = "[ ().-]*"; // formatting between digits
+const digits = (min: number, max: number) => `(?:[0-9]${F}){${min},${max}}`;
+
+/**
+ * The same rule as one JSON Schema pattern (ECMA-262) over the value as sent, for
+ * the OpenAPI document: white space around it, then at most 40 characters that are
+ * +60, 60 or 0 followed by 9 to 11 digits, or 1 followed by 8 to 10 digits, with
+ * formatting anywhere after the +. tests/unit/document-matches-server.test.ts
+ * checks it against normaliseMobile and the 6-to-40 length check.
+ */
+export const MOBILE_PATTERN =
+  String.raw`^\s*(?=\S[\s\S]{4,38}\S\s*$)` +
+  `(?:\\+?${F}6${F}0${F}${digits(9, 11)}|${F}0${F}${digits(9, 11)}|${F}1${F}${digits(8, 10)})` +
+  String.raw`\s*$`;

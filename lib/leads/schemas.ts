@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MOBILE_INPUT_PATTERN, normaliseMobile } from "./mobile";
+import { MOBILE_INPUT_PATTERN, MOBILE_PATTERN, normaliseMobile } from "./mobile";
 import { cleanSourceName } from "./source-name";
 
 /**
@@ -22,16 +22,53 @@ export const PROJECT_TYPES = ["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)
 
 export const LEAD_STATUSES = ["Pending", "Assigned"] as const;
 
-const optionalText = (max: number) => z.string().trim().max(max).optional();
+/** Any character PostgreSQL text can store (lib/api/body.ts refuses U+0000 and unpaired surrogates), and one that is not white space. */
+const CHAR = String.raw`[^\u0000\ud800-\udfff]`;
+const EDGE = String.raw`[^\s\u0000\ud800-\udfff]`;
+const STORABLE = "U+0000 and unpaired surrogates are refused.";
 
-export const referrerName = z.string().trim().min(2).max(120).transform(cleanSourceName);
+/**
+ * JSON Schema pattern (ECMA-262, where `\s` is exactly what String.prototype.trim
+ * removes) of a text of min..max characters after trimming: minLength/maxLength
+ * would count the white space around it, which the server drops first.
+ */
+function trimmed(min: number, max: number): string {
+  const inner = `(?:${CHAR}{0,${max - 2}}${EDGE})?`;
+  const core = min >= 2 ? `${EDGE}${CHAR}{${min - 2},${max - 2}}${EDGE}` : min === 1 ? `${EDGE}${inner}` : `(?:${EDGE}${inner})?`;
+  return String.raw`^\s*${core}\s*$`;
+}
+
+/** Text, trimmed, then min..max characters (code points, as zod and PostgreSQL count them). */
+const text = (min: number, max: number, description: string) =>
+  z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .meta({
+      pattern: trimmed(min, max),
+      maxLength: undefined,
+      description: `${description} Trimmed; ${min ? `${min} to ${max}` : `at most ${max}`} characters after trimming. ${STORABLE}`,
+    });
+
+const optionalText = (max: number) => text(0, max, "Stored as an empty string when omitted.").optional();
+
+export const referrerName = z
+  .string()
+  .trim()
+  .min(2)
+  .max(120)
+  .transform(cleanSourceName)
+  .meta({ pattern: trimmed(2, 120), maxLength: undefined });
 
 export const referrerInput = z.union(
   [
-    referrerName.describe("A source name (existing, configured or new) or a returned source id."),
+    referrerName.describe(
+      `A source name (existing, configured or new) or a returned source id. Trimmed; 2 to 120 characters after trimming. ${STORABLE}`,
+    ),
     z
       .strictObject({
-        customerId: z.string().trim().min(1).max(120).describe("ID of an existing person or source customer account."),
+        customerId: text(1, 120, "ID of an existing person or source customer account."),
       })
       .describe("An existing person or source customer account. An unknown ID is 422 INVALID_REFERRER; creates no account."),
   ],
@@ -46,20 +83,25 @@ export const assignedAgentIdInput = z.union(
       .min(1)
       .max(80)
       .regex(/^[A-Za-z0-9_-]*$/, "Only letters, digits, underscore and hyphen are allowed")
-      .describe("The user's platform ID (preferred), or the numeric user ID written as a string."),
-    z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe("The numeric user ID."),
+      .meta({ pattern: String.raw`^\s*[A-Za-z0-9_-]{1,80}\s*$`, maxLength: undefined })
+      .describe(
+        "The user's platform ID (preferred), or the numeric user ID written as a string: 1 to 80 letters, digits, underscores or hyphens after trimming.",
+      ),
+    // z.int() itself bounds the value to safe integers (maximum 2^53 - 1 in the document); a .max() of the same would add a second issue.
+    z.int().min(1).describe("The numeric user ID."),
   ],
   { error: "Must be a platform id (string) or a numeric user id (integer)" },
 );
 
 export const createLeadBody = z.strictObject({
-  leadName: z.string().trim().min(2).max(120).describe("The lead's name (trimmed)."),
+  leadName: text(2, 120, "The lead's name."),
   leadMobileNumber: z
     .string()
     .trim()
     .min(6)
     .max(40)
     .regex(MOBILE_INPUT_PATTERN, "Only digits, a leading +, spaces, parentheses, dots and hyphens are allowed")
+    .meta({ pattern: MOBILE_PATTERN, maxLength: undefined })
     .transform((value, ctx) => {
       const canonical = normaliseMobile(value);
       if (canonical) return canonical;
@@ -67,8 +109,9 @@ export const createLeadBody = z.strictObject({
       return z.NEVER;
     })
     .describe(
-      "A Malaysian mobile number as written (trimmed). Formatting is removed, a local 0 or 1 prefix becomes 60 " +
-        "(a leading +60 is accepted); the result must be 60 followed by 9 to 11 digits.",
+      "A Malaysian mobile number as written: trimmed, then 6 to 40 characters. Formatting (spaces, parentheses, dots, " +
+        "hyphens) is removed, a local 0 or 1 prefix becomes 60 (a leading +60 is accepted); the result must be 60 " +
+        "followed by 9 to 11 digits.",
     ),
   referrer: referrerInput.describe(
     "The Introducer: a source name or returned source ID (string), or an existing account ({customerId}).",
@@ -76,12 +119,12 @@ export const createLeadBody = z.strictObject({
   assignedAgentId: assignedAgentIdInput
     .optional()
     .describe("The sales user to assign: an `id` from GET /api/leads/agents, or its `numericId`. Omit to leave the lead unassigned."),
-  leadState: optionalText(120).describe("Stored as an empty string when omitted."),
-  leadCity: optionalText(120).describe("Stored as an empty string when omitted."),
-  leadAddress: optionalText(500).describe("Stored as an empty string when omitted."),
+  leadState: optionalText(120),
+  leadCity: optionalText(120),
+  leadAddress: optionalText(500),
   relationship: z.enum(RELATIONSHIPS).optional().describe("The lead's relationship to the Introducer. Default `Other`."),
   projectType: z.enum(PROJECT_TYPES).optional().describe("Default `OTHERS`."),
-  remark: optionalText(500).describe("Stored as an empty string when omitted."),
+  remark: optionalText(500),
 });
 
 export type CreateLeadInput = z.output<typeof createLeadBody>;
