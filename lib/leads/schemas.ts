@@ -137,9 +137,16 @@ const decimal = (min: number, max: number) =>
     .pipe(z.number().min(min).max(max));
 
 export const listLeadsQuery = z.strictObject({
-  referrer: referrerName.optional(),
-  limit: decimal(1, 500).default(100),
-  offset: decimal(0, 2147483647).default(0),
+  referrer: referrerName
+    .optional()
+    .describe(
+      "One exact source name (case and repeated spaces ignored) or one exact source customer ID; no substring, wildcard, " +
+        "array, object or comma list. URL-encoded; trimmed, then 2 to 120 characters; U+0000 (`%00`) is refused. Omit " +
+        "rather than send blank. Omitted: all source accounts, including non-ad sources. Selects records only; not a " +
+        "permission boundary.",
+    ),
+  limit: decimal(1, 500).default(100).describe("Page size, as decimal digits."),
+  offset: decimal(0, 2147483647).default(0).describe("Records to skip, as decimal digits."),
 });
 
 export type ListLeadsInput = z.output<typeof listLeadsQuery>;

@@ -1,33 +1,22 @@
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode, type Issue } from "@/lib/api/errors";
+import { CODES_WITH_ISSUES, ERROR_CODES, ERRORS } from "@/lib/api/errors";
 import * as leads from "@/lib/leads/schemas";
 
 /**
- * The response envelopes the routes answer with, composed from the resource
- * schemas of lib/leads/schemas.ts, and the error bodies of lib/api/errors.ts.
- * Every object is strict and every property required, so the contract check
- * fails on a field the code adds or drops without the document.
+ * The document's named schemas (components) in zod, by component name: the
+ * request body as its input type, responses as their output type, composed from
+ * lib/leads/schemas.ts. Response objects are strict and every property is
+ * required (Error's `issues` aside), so the contract check fails on a field the
+ * code adds or drops without the document.
  */
 
-export const adSource = leads.source.extend({ type: z.literal("ads") }).describe("A source account of type `ads`.");
+export const requestSchemas = { CreateLeadRequest: leads.createLeadBody };
 
-export const sourcesResponse = z.strictObject({
-  sources: z.array(leads.source).describe("Every source account, including configured sources without leads yet."),
-  ads: z.array(adSource).describe("The subset of `sources` whose type is `ads`; not a further page."),
-});
+const adSource = leads.source.extend({ type: z.literal("ads") }).describe("A source account of type `ads`.");
 
-export const agentsResponse = z.strictObject({
-  agents: z.array(leads.agent).describe("Users eligible for sales assignment; empty when there are none."),
-});
+const ErrorCode = z.enum(ERROR_CODES).describe(ERROR_CODES.map((code) => `- \`${code}\` (${ERRORS[code].status}): ${ERRORS[code].when}`).join("\n"));
 
-export const createLeadResponse = z.strictObject({ lead: leads.createdLead });
-
-export const listLeadsResponse = z.strictObject({
-  leads: z.array(leads.listedLead).describe("Newest first (descending `referralId`)."),
-  pagination: leads.pagination,
-});
-
-export const issue: z.ZodType<Issue> = z
+const Issue = z
   .strictObject({
     path: z
       .string()
@@ -36,36 +25,43 @@ export const issue: z.ZodType<Issue> = z
   })
   .describe("One problem with the input.");
 
-/** The codes whose body carries `issues` (validation failures); no other code has them. */
-export const CODES_WITH_ISSUES: readonly ErrorCode[] = ["INVALID_INPUT"];
+const withIssues = { type: "object", properties: { code: { enum: CODES_WITH_ISSUES } } };
 
-/**
- * The body of an error response that may carry any of `codes`: `{error, code}`,
- * with a required `issues` array exactly for the codes that have one.
- */
-export function errorBody(codes: readonly ErrorCode[]): z.ZodType {
-  const plain = codes.filter((code) => !CODES_WITH_ISSUES.includes(code));
-  const withIssues = codes.filter((code) => CODES_WITH_ISSUES.includes(code));
-  const variants: z.ZodType[] = [];
-  const base = (group: ErrorCode[]) => ({
+/** The one body of every error response; `issues` is present exactly on INVALID_INPUT. */
+const Error = z
+  .strictObject({
     error: z.string().describe("Readable explanation."),
-    code: z.enum(group as [ErrorCode, ...ErrorCode[]]),
+    code: ErrorCode,
+    issues: z.array(Issue).min(1).optional().describe("Each problem with the input; present exactly when `code` is `INVALID_INPUT`."),
+  })
+  .meta({
+    if: withIssues,
+    then: { type: "object", properties: { issues: true }, required: ["issues"] },
+    else: { type: "object", properties: { issues: false } },
   });
-  if (plain.length) variants.push(z.strictObject(base(plain)));
-  if (withIssues.length) {
-    variants.push(z.strictObject({ ...base(withIssues), issues: z.array(issue).min(1) }));
-  }
-  if (!variants.length) throw new Error("errorBody needs at least one code");
-  return variants.length === 1 ? variants[0] : z.union(variants);
-}
 
-/** Error codes by HTTP status, in the order of the status table. */
-export function codesByStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {
-    if (!codes.includes(code)) continue;
-    const status = ERROR_STATUS[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  return byStatus;
-}
+export const responseSchemas = {
+  Source: leads.source,
+  AdSource: adSource,
+  Agent: leads.agent,
+  Referrer: leads.referrer,
+  SourceReferrer: leads.listedLead.shape.referrer,
+  CreatedLead: leads.createdLead,
+  ListedLead: leads.listedLead,
+  Pagination: leads.pagination,
+  SourcesResponse: z.strictObject({
+    sources: z.array(leads.source).describe("Every source account, including configured sources without leads yet."),
+    ads: z.array(adSource).describe("The subset of `sources` whose type is `ads`; not a further page."),
+  }),
+  AgentsResponse: z.strictObject({
+    agents: z.array(leads.agent).describe("Users eligible for sales assignment; empty when there are none."),
+  }),
+  CreateLeadResponse: z.strictObject({ lead: leads.createdLead }),
+  ListLeadsResponse: z.strictObject({
+    leads: z.array(leads.listedLead).describe("Newest first (descending `referralId`)."),
+    pagination: leads.pagination,
+  }),
+  ErrorCode,
+  Issue,
+  Error,
+};

@@ -71,10 +71,18 @@ function resolve(ref: Json): Json {
   return pointer.reduce((node: any, key: string) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], openApiDocument());
 }
 
+/** The documented path an alias (an operation's `x-aliases`) serves; any other path as it is. */
+function canonicalPath(pathname: string): string {
+  for (const [path, item] of Object.entries<Json>(openApiDocument().paths)) {
+    if (Object.values<Json>(item).some((operation) => operation["x-aliases"]?.includes(pathname))) return path;
+  }
+  return pathname;
+}
+
 /** The Response Object the document gives for this request and status, and where it is. */
 export function documentedResponse(method: string, pathname: string, status: number): { where: string; response?: Json } {
   const { paths, components } = openApiDocument();
-  const item = paths[pathname];
+  const item = paths[canonicalPath(pathname)];
   const verb = method.toLowerCase() === "head" ? "get" : method.toLowerCase();
   if (!item) {
     return status === 404

@@ -233,7 +233,9 @@ describe("contract: coverage and strictness", () => {
     expect(variant({ ...res.body, pagination: { ...res.body.pagination, total: -1 } }).join()).toMatch(/>= 0/);
     expect(variant({ error: "x", code: "INVALID_AGENT" }, 400).join()).toMatch(/allowed values/);
     expect(variant({ error: "x", code: "INVALID_INPUT" }, 400).join()).toMatch(/required property 'issues'/);
-    expect(variant({ error: "x", code: "INTERNAL_ERROR", issues: [] }, 500).join()).toMatch(/additional/);
+    // One Error schema for every code (issue 14): issues on another code than INVALID_INPUT is refused by its else branch.
+    expect(variant({ error: "x", code: "INTERNAL_ERROR", issues: [{ path: "", message: "x" }] }, 500).join()).toMatch(/issues boolean schema is false/);
+    expect(variant({ error: "x", code: "INTERNAL_ERROR", extra: 1 }, 500).join()).toMatch(/additional/);
     expect(variant({ error: "x", code: "INVALID_REFERRER" }, 422).join()).toMatch(/status 422 is not documented/);
     expect(variant(res.body, 200, new Headers({ "content-type": "application/json" })).join()).toMatch(/Cache-Control is missing/);
     expect(variant(res.body, 200, new Headers({ "content-type": "application/json", "cache-control": "max-age=60" })).join()).toMatch(

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MAX_BODY_BYTES } from "@/lib/api/body";
 import { ERROR_STATUS, type ErrorCode } from "@/lib/api/errors";
-import { buildOpenApiDocument, openApiDefinition } from "@/lib/openapi/document";
+import { buildOpenApiDocument } from "@/lib/openapi/document";
 import * as leads from "@/lib/leads/schemas";
 import { openApiDocument, schemaValidator } from "../helpers/openapi";
 
@@ -69,12 +69,12 @@ function* walk(schema: unknown, seen = new Set<unknown>()): Generator<Json> {
   }
 }
 
-const operationsWithAliases = () =>
-  OPERATIONS.flatMap((op) => [op.path, ...op.aliases].map((p) => ({ ...op, at: p, operation: doc.paths[p][op.method] as Json })));
+const operationsWithAliases = () => OPERATIONS.map((op) => ({ ...op, at: op.path, operation: doc.paths[op.path][op.method] as Json }));
 
-/** Error codes the enum(s) of a response schema allow. */
+/** Error codes an error response's schema allows: the shared Error schema, narrowed to the codes of its status. */
 function codesOf(schema: Json): string[] {
-  return [...walk(schema)].filter((n) => n.properties?.code).flatMap((n) => resolve(n.properties.code).enum ?? []);
+  expect(schema).toMatchObject({ type: "object", allOf: [{ $ref: "#/components/schemas/Error" }] });
+  return schema.properties.code.enum;
 }
 
 const mediaTypes = function* (): Generator<{ where: string; media: Json }> {
@@ -89,12 +89,20 @@ const mediaTypes = function* (): Generator<{ where: string; media: Json }> {
 };
 
 describe("OpenAPI document: generation", () => {
-  it("is generated from the zod schemas by createSwaggerSpec (a broken build step fails here)", () => {
+  it("is assembled by createSwaggerSpec from the @openapi comment next to each route (a broken build step fails here)", () => {
     const generated = buildOpenApiDocument();
     expect(generated.openapi).toBe("3.1.0");
     expect(generated.info.version).toBe("1.1.0");
-    // next-swagger-doc adds nothing from source annotations: the definition is complete.
-    expect(generated).toEqual(openApiDefinition());
+    for (const op of OPERATIONS) {
+      const route = readFileSync(path.join(root, `app${op.path}/route.ts`), "utf8");
+      expect(route).toContain(`operationId: ${generated.paths[op.path][op.method].operationId}`);
+    }
+  });
+
+  it("names the server, a contact and a license for integrators", () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: "/" })]);
+    expect(doc.info.contact).toEqual(expect.objectContaining({ email: expect.any(String) }));
+    expect(doc.info.license).toEqual(expect.objectContaining({ name: expect.any(String), url: expect.any(String) }));
   });
 
   it("validates against the OpenAPI 3.1 schema (@seriousme/openapi-schema-validator)", async () => {
@@ -135,8 +143,8 @@ describe("OpenAPI document: generation", () => {
 });
 
 describe("OpenAPI document: operations", () => {
-  it("has exactly the four operations and the three aliases, with distinct operationIds and no /v1 prefix", () => {
-    const expected = OPERATIONS.flatMap((op) => [op.path, ...op.aliases].map((p) => `${op.method} ${p}`)).sort();
+  it("has exactly the four operations, with distinct operationIds and no /v1 prefix", () => {
+    const expected = OPERATIONS.map((op) => `${op.method} ${op.path}`).sort();
     const documented = Object.entries<Json>(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m} ${p}`));
     expect(documented.sort()).toEqual(expected);
     const ids = documented.map((key) => {
@@ -156,31 +164,32 @@ describe("OpenAPI document: operations", () => {
       }
     };
     scan(path.join(root, "app/api"), "/api");
-    expect(routes.sort()).toEqual(Object.keys(doc.paths).sort());
+    const aliases = OPERATIONS.flatMap((op) => doc.paths[op.path][op.method]["x-aliases"] ?? []);
+    expect(routes.sort()).toEqual([...Object.keys(doc.paths), ...aliases].sort());
   });
 
-  it("serves each alias as the same operation as its original path", () => {
+  it("names each alias on its operation (x-aliases and the description), not as a path of its own", () => {
     for (const op of OPERATIONS) {
-      const original = doc.paths[op.path][op.method];
+      const operation = doc.paths[op.path][op.method];
+      expect(operation["x-aliases"] ?? [], op.path).toEqual(op.aliases);
       for (const alias of op.aliases) {
-        const { operationId, summary, description, ...same } = doc.paths[alias][op.method];
-        const { operationId: _i, summary: _s, description: originalDescription, ...expected } = original;
-        expect(same).toEqual(expected);
-        expect(description).toContain(`Alias of \`${op.method.toUpperCase()} ${op.path}\``);
-        expect(description).toContain(originalDescription);
+        expect(doc.paths[alias]).toBeUndefined();
+        expect(operation.description).toContain(`\`${op.method.toUpperCase()} ${alias}\``);
       }
     }
   });
 
   it("documents the query parameters of GET /api/leads with their bounds and defaults", () => {
-    const params = Object.fromEntries(doc.paths["/api/leads"].get.parameters.map((p: Json) => [p.name, p]));
+    const params = Object.fromEntries(doc.paths["/api/leads"].get.parameters.map((p: Json) => [resolve(p).name, resolve(p)]));
     expect(Object.keys(params).sort()).toEqual(["limit", "offset", "referrer"]);
     for (const p of Object.values<Json>(params)) {
       expect(p.in).toBe("query");
       expect(p.required).toBe(false);
       expect(p.description.length).toBeGreaterThan(10);
     }
-    expect(params.referrer.schema).toEqual({ type: "string", minLength: 2, maxLength: 120 });
+    // Trimmed, then 2 to 120 characters: a pattern over the value as sent (white space around allowed), no U+0000.
+    expect(params.referrer.schema).toEqual({ type: "string", minLength: 2, pattern: expect.stringContaining("{0,118}") });
+    expect(new RegExp(params.referrer.schema.pattern, "u").test("  ")).toBe(false);
     expect(params.limit.schema).toEqual({ type: "integer", minimum: 1, maximum: 500, default: 100 });
     expect(params.offset.schema).toEqual({ type: "integer", minimum: 0, maximum: 2147483647, default: 0 });
     for (const op of ["/api/leads/sources", "/api/leads/agents"]) expect(doc.paths[op].get.parameters).toBeUndefined();
@@ -194,17 +203,24 @@ describe("OpenAPI document: operations", () => {
     const p = schema.properties;
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required.sort()).toEqual(["leadMobileNumber", "leadName", "referrer"]);
-    expect(p.leadName).toMatchObject({ type: "string", minLength: 2, maxLength: 120 });
-    expect(p.leadMobileNumber).toMatchObject({ type: "string", minLength: 6, maxLength: 40 });
+    // Length bounds apply after trimming: patterns over the value as sent, no maxLength that would count the white
+    // space around it (tests/unit/document-matches-server.test.ts checks each pattern against the server's answers).
+    const trimmedBounds = (min: number, max: number) => ({ type: "string", pattern: expect.stringContaining(`{${Math.max(min - 2, 0)},${max - 2}}`) });
+    expect(p.leadName).toMatchObject({ ...trimmedBounds(2, 120), minLength: 2 });
+    expect(p.leadMobileNumber).toMatchObject({ type: "string", minLength: 6, pattern: expect.stringContaining("{4,38}") });
     const [name, object] = p.referrer.anyOf;
-    expect(name).toMatchObject({ type: "string", minLength: 2, maxLength: 120 });
+    expect(name).toMatchObject({ ...trimmedBounds(2, 120), minLength: 2 });
     expect(object).toMatchObject({ type: "object", required: ["customerId"], additionalProperties: false });
-    expect(object.properties.customerId).toMatchObject({ type: "string", minLength: 1, maxLength: 120 });
+    expect(object.properties.customerId).toMatchObject({ ...trimmedBounds(1, 120), minLength: 1 });
     const [agentString, agentInteger] = p.assignedAgentId.anyOf;
-    expect(agentString).toMatchObject({ type: "string", minLength: 1, maxLength: 80, pattern: "^[A-Za-z0-9_-]*$" });
+    expect(agentString).toMatchObject({ type: "string", minLength: 1, pattern: "^\\s*[A-Za-z0-9_-]{1,80}\\s*$" });
     expect(agentInteger).toMatchObject({ type: "integer", minimum: 1, maximum: 9007199254740991 });
-    for (const field of ["leadState", "leadCity"]) expect(p[field]).toMatchObject({ type: "string", maxLength: 120 });
-    for (const field of ["leadAddress", "remark"]) expect(p[field]).toMatchObject({ type: "string", maxLength: 500 });
+    for (const field of ["leadState", "leadCity"]) expect(p[field]).toMatchObject(trimmedBounds(0, 120));
+    for (const field of ["leadAddress", "remark"]) expect(p[field]).toMatchObject(trimmedBounds(0, 500));
+    for (const field of ["leadName", "leadMobileNumber", "leadState", "leadCity", "leadAddress", "remark"]) {
+      expect(p[field]).not.toHaveProperty("maxLength");
+    }
+    for (const field of ["leadName", "leadState", "leadCity", "leadAddress", "remark"]) expect(p[field].description).toContain("U+0000");
     expect(p.relationship.enum).toEqual([
       "Family",
       "Friend",
@@ -242,20 +258,21 @@ describe("OpenAPI document: operations", () => {
           expect(response.description).toContain(`\`${code}\``);
         }
         documented.push(...codes);
-        // issues exactly where the code is INVALID_INPUT.
-        for (const variant of [...walk(schema)].filter((n) => n.properties?.code)) {
-          const variantCodes = resolve(variant.properties.code).enum as string[];
-          if (variantCodes.includes("INVALID_INPUT")) {
-            expect(variantCodes).toEqual(["INVALID_INPUT"]);
-            expect(variant.required).toContain("issues");
-            expect(variant.properties.issues).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/Issue" } });
-          } else {
-            expect(variant.properties).not.toHaveProperty("issues");
-          }
-        }
       }
       expect(documented.sort(), `${method} ${at}`).toEqual([...EXPECTED_CODES[key]].sort());
     }
+    // One Error schema with one ErrorCode enum for every error response; issues exactly where the code is INVALID_INPUT.
+    const { Error: error, ErrorCode: errorCode } = doc.components.schemas;
+    expect(errorCode.enum).toEqual(Object.keys(ERROR_STATUS));
+    expect(error).toMatchObject({
+      type: "object",
+      properties: { code: { $ref: "#/components/schemas/ErrorCode" }, issues: { type: "array", items: { $ref: "#/components/schemas/Issue" } } },
+      required: ["error", "code"],
+      additionalProperties: false,
+      if: { type: "object", properties: { code: { enum: ["INVALID_INPUT"] } } },
+      then: { required: ["issues"] },
+      else: { properties: { issues: false } },
+    });
     expect(doc.components.schemas.Issue).toMatchObject({
       type: "object",
       properties: { path: { type: "string" }, message: { type: "string" } },
@@ -278,10 +295,14 @@ describe("OpenAPI document: operations", () => {
     for (const { operation, method, at } of operationsWithAliases()) {
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
         for (const node of walk(resolve(response).content["application/json"].schema)) {
-          if (node.type !== "object") continue;
+          // Refinements of an object, not objects: a response's narrowing of Error's codes, Error's INVALID_INPUT test.
+          const { if: test, then, else: otherwise } = doc.components.schemas.Error;
+          if (node.type !== "object" || node.allOf || [test, then, otherwise].includes(node)) continue;
           const where = `${method} ${at} ${status}`;
           expect(node.additionalProperties, where).toBe(false);
-          expect([...node.required].sort(), where).toEqual(Object.keys(node.properties).sort());
+          // Error's issues are the one optional property: required exactly on INVALID_INPUT (if/then/else).
+          const optional = node === doc.components.schemas.Error ? ["issues"] : [];
+          expect([...node.required, ...optional].sort(), where).toEqual(Object.keys(node.properties).sort());
         }
       }
     }
@@ -309,7 +330,7 @@ describe("OpenAPI document: examples and guidance", () => {
   it("has a realistic example for every request and response, valid against its schema", () => {
     let count = 0;
     for (const { where, media } of mediaTypes()) {
-      const examples = Object.entries<Json>(media.examples ?? {});
+      const examples = Object.entries<Json>(media.examples ?? {}).map(([name, example]) => [name, resolve(example)] as const);
       expect(examples.length, where).toBeGreaterThan(0);
       const validate = schemaValidator(media.schema, `example ${where}`);
       for (const [name, example] of examples) {
@@ -318,13 +339,23 @@ describe("OpenAPI document: examples and guidance", () => {
         count++;
       }
     }
-    expect(count).toBeGreaterThan(40);
+    // 38: the four operations (aliases are no longer repeated as paths of their own), every code of each.
+    expect(count).toBeGreaterThanOrEqual(38);
+  });
+
+  it("links a created lead to the listing of its referrer's leads", () => {
+    expect(doc.paths["/api/leads"].post.responses[201].links).toEqual({
+      listLeadsOfReferrer: expect.objectContaining({
+        operationId: "listLeads",
+        parameters: { referrer: "$response.body#/lead/referrer/customerId" },
+      }),
+    });
   });
 
   it("has request examples the service itself accepts", () => {
     const examples = doc.paths["/api/leads"].post.requestBody.content["application/json"].examples;
-    for (const [name, { value }] of Object.entries<Json>(examples)) {
-      expect(leads.createLeadBody.safeParse(value).success, name).toBe(true);
+    for (const [name, example] of Object.entries<Json>(examples)) {
+      expect(leads.createLeadBody.safeParse(resolve(example).value).success, name).toBe(true);
     }
   });
 
