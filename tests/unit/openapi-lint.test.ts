@@ -1,0 +1,39 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The two linters an integrator runs on the document (issue 14): Redocly's
+ * recommended ruleset (redocly.yaml) and Spectral's spectral:oas (.spectral.yaml),
+ * on public/openapi.json as the build wrote it (tests/unit/openapi.test.ts checks
+ * that file is the current document). Neither may report anything, warnings included.
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+const run = promisify(execFile);
+const bin = (name: string) => path.join(root, "node_modules/.bin", name);
+
+/** The linters exit non-zero when they find problems; their JSON report is on stdout either way. */
+async function report(command: string, args: string[]): Promise<string> {
+  try {
+    // No usage telemetry or update check from a test run.
+    const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" };
+    return (await run(bin(command), args, { cwd: root, env, maxBuffer: 16 * 1024 * 1024 })).stdout;
+  } catch (error) {
+    return (error as { stdout: string }).stdout;
+  }
+}
+
+describe("OpenAPI document: linters", () => {
+  it("passes Redocly's recommended ruleset with no problem", async () => {
+    const out = await report("redocly", ["lint", "public/openapi.json", "--format=json"]);
+    const { totals, problems } = JSON.parse(out);
+    expect(problems).toEqual([]);
+    expect(totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 60_000);
+
+  it("passes Spectral's spectral:oas ruleset with no problem", async () => {
+    const out = await report("spectral", ["lint", "public/openapi.json", "--format=json", "--quiet"]);
+    expect(JSON.parse(out)).toEqual([]);
+  }, 60_000);
+});
