@@ -71,9 +71,13 @@ describe("/docs in Chromium", () => {
     const docs = await fetch(`${server.baseUrl}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get("content-type")).toMatch(/^text\/html/);
+    // A redeploy shows the new document at once: neither the page nor the document may be kept by a cache.
+    expect(docs.headers.get("cache-control")).toMatch(/no-store/);
     const json = await fetch(`${server.baseUrl}/openapi.json`);
     expect(json.status).toBe(200);
     expect(json.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(json.headers.get("cache-control")).toMatch(/max-age=0|no-cache|no-store/);
+    expect(json.headers.get("cache-control")).not.toMatch(/s-maxage=[1-9]/);
     expect(await json.json()).toEqual(openApiDocument());
     // The data operations still need it.
     expect((await fetch(`${server.baseUrl}/api/leads/sources`)).status).toBe(401);
