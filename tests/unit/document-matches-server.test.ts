@@ -60,7 +60,7 @@ const nearBounds = (...bounds: number[]) =>
   around(
     fc
       .constantFrom(...bounds.flatMap((n) => [n - 1, n, n + 1]).filter((n) => n >= 0))
-      .chain((n) => fc.tuple(fc.array(CHAR, { minLength: n, maxLength: n }), UNSTORABLE))
+      .chain((n) => fc.tuple(fc.array<string>(CHAR, { minLength: n, maxLength: n }), UNSTORABLE))
       .map(([chars, bad]) => {
         if (bad && chars.length) chars[bad[0] % chars.length] = bad[1];
         return chars.join("");
