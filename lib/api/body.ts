@@ -40,8 +40,8 @@ function unstorableText(body: unknown): Issue[] {
   const pending: [unknown, string][] = [[body, ""]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path] = next;
-    if (typeof value === "string" && unstorable(value)) {
-      issues.push({ path, message: UNSTORABLE });
+    if (typeof value === "string" && (value.includes("\0") || !value.isWellFormed())) {
+      issues.push({ path, message: "Must not contain U+0000 or unpaired surrogates" });
     } else if (value !== null && typeof value === "object") {
       for (const [key, child] of Object.entries(value)) pending.push([child, path ? `${path}.${key}` : key]);
     }
@@ -49,10 +49,6 @@ function unstorableText(body: unknown): Issue[] {
   return issues.reverse();
 }
 
-export const UNSTORABLE = "Must not contain U+0000 or unpaired surrogates";
-
-/** Text PostgreSQL cannot store as sent (see unstorableText). */
-export const unstorable = (value: string): boolean => value.includes("\0") || !value.isWellFormed();
 
 async function readText(request: Request): Promise<string> {
   const chunks: Uint8Array[] = [];

@@ -1,5 +1,4 @@
 import type { z } from "zod";
-import { unstorable, UNSTORABLE } from "./body";
 import { ApiError, type Issue } from "./errors";
 
 /** Validates input against a schema; failures become 400 INVALID_INPUT with one issue per offending field. */
@@ -25,10 +24,6 @@ export function parseQuery<S extends z.ZodObject>(schema: S, request: Request): 
         ? []
         : [{ path: name, message: "Unknown name: not part of the API" }],
   );
-  // A query's values are decoded UTF-8, so U+0000 (%00) is the one character PostgreSQL cannot take.
-  for (const [name, value] of params) {
-    if (unstorable(value) && !issues.some((i) => i.path === name)) issues.push({ path: name, message: UNSTORABLE });
-  }
   const known = Object.fromEntries([...params].filter(([name]) => Object.hasOwn(schema.shape, name)));
   const result = schema.safeParse(known);
   if (!result.success) issues.push(...toIssues(result.error.issues).filter((i) => !issues.some((j) => j.path === i.path)));

@@ -22,19 +22,22 @@ export const PROJECT_TYPES = ["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)
 
 export const LEAD_STATUSES = ["Pending", "Assigned"] as const;
 
-/** Any character PostgreSQL text can store (lib/api/body.ts refuses U+0000 and unpaired surrogates), and one that is not white space. */
+/** In a body, any character PostgreSQL text can store (lib/api/body.ts refuses U+0000 and unpaired surrogates), and one that is not white space. */
 const CHAR = String.raw`[^\u0000\ud800-\udfff]`;
 const EDGE = String.raw`[^\s\u0000\ud800-\udfff]`;
 const STORABLE = "U+0000 and unpaired surrogates are refused.";
+const BODY_TEXT = [CHAR, EDGE];
+/** A query value is decoded UTF-8 (no unpaired surrogate can arrive), and U+0000 in it is no error: it names nothing. */
+const QUERY_TEXT = [String.raw`[\s\S]`, String.raw`\S`];
 
 /**
  * JSON Schema pattern (ECMA-262, where `\s` is exactly what String.prototype.trim
  * removes) of a text of min..max characters after trimming: minLength/maxLength
  * would count the white space around it, which the server drops first.
  */
-function trimmed(min: number, max: number): string {
-  const inner = `(?:${CHAR}{0,${max - 2}}${EDGE})?`;
-  const core = min >= 2 ? `${EDGE}${CHAR}{${min - 2},${max - 2}}${EDGE}` : min === 1 ? `${EDGE}${inner}` : `(?:${EDGE}${inner})?`;
+function trimmed(min: number, max: number, [char, edge] = BODY_TEXT): string {
+  const inner = `(?:${char}{0,${max - 2}}${edge})?`;
+  const core = min >= 2 ? `${edge}${char}{${min - 2},${max - 2}}${edge}` : min === 1 ? `${edge}${inner}` : `(?:${edge}${inner})?`;
   return String.raw`^\s*${core}\s*$`;
 }
 
@@ -138,10 +141,11 @@ const decimal = (min: number, max: number) =>
 
 export const listLeadsQuery = z.strictObject({
   referrer: referrerName
+    .meta({ pattern: trimmed(2, 120, QUERY_TEXT) })
     .optional()
     .describe(
       "One exact source name (case and repeated spaces ignored) or one exact source customer ID; no substring, wildcard, " +
-        "array, object or comma list. URL-encoded; trimmed, then 2 to 120 characters; U+0000 (`%00`) is refused. Omit " +
+        "array, object or comma list. URL-encoded; trimmed, then 2 to 120 characters. Omit " +
         "rather than send blank. Omitted: all source accounts, including non-ad sources. Selects records only; not a " +
         "permission boundary.",
     ),
