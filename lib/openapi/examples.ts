@@ -19,7 +19,17 @@ const INSTAGRAM = { id: "src_7c1e4b9a0d3f52e68b4a1f77c0d9e2a5", name: "Instagram
 const WEBSITE = { id: "src_2d6f8a0c5e1b47d39f0a6b58e4c1d7f0", name: "Website Form", type: "other" } as const;
 const AISYAH = { id: "demo-agent-aisyah", name: "Aisyah Rahman", platformId: "demo-agent-aisyah", numericId: 1, accessLevels: ["sales"] };
 const BEN = { id: "demo-agent-ben", name: "Benjamin Tan", platformId: "demo-agent-ben", numericId: 2, accessLevels: ["sales", "manager"] };
-const asReferrer = (s: { id: string; name: string }) => ({ customerId: s.id, name: s.name, type: "source" as const });
+const AMINAH = {
+  referralId: 48213,
+  leadCustomerId: "cus_b71f0e4a2c9d65e38a1b7f02c4d8e6a1",
+  leadName: "Aminah Binti Ali",
+  leadMobileNumber: "60123456789",
+  referrer: { customerId: FACEBOOK.id, name: FACEBOOK.name, type: "source" as const },
+  assignedAgentId: null,
+  status: "Pending" as const,
+};
+/** What a listed lead shows for the optional fields a POST left out. */
+const UNGIVEN = { leadState: "", leadCity: "", leadAddress: "", relationship: "Other", projectType: "OTHERS", remark: "" };
 
 export const examples = {
   sources: example<Out<"SourcesResponse">>("Configured and created sources", {
@@ -52,17 +62,7 @@ export const examples = {
     assignedAgentId: "demo-agent-ben",
     relationship: "Colleague",
   }),
-  pendingLead: example<Out<"CreateLeadResponse">>("Unassigned lead (from the minimum body)", {
-    lead: {
-      referralId: 48213,
-      leadCustomerId: "cus_b71f0e4a2c9d65e38a1b7f02c4d8e6a1",
-      leadName: "Aminah Binti Ali",
-      leadMobileNumber: "60123456789",
-      referrer: asReferrer(FACEBOOK),
-      assignedAgentId: null,
-      status: "Pending",
-    },
-  }),
+  pendingLead: example<Out<"CreateLeadResponse">>("Unassigned lead (from the minimum body)", { lead: AMINAH }),
   assignedPersonLead: example<Out<"CreateLeadResponse">>("Assigned lead with a person Introducer", {
     lead: {
       referralId: 48214,
@@ -76,37 +76,10 @@ export const examples = {
   }),
   leadsPage: example<Out<"ListLeadsResponse">>("A page of two records, the second a legacy record with missing values", {
     leads: [
+      { ...AMINAH, ...UNGIVEN, createdAt: "2026-11-20T03:14:07.512Z" },
       {
-        referralId: 48213,
-        leadCustomerId: "cus_b71f0e4a2c9d65e38a1b7f02c4d8e6a1",
-        leadName: "Aminah Binti Ali",
-        leadMobileNumber: "60123456789",
-        referrer: asReferrer(FACEBOOK),
-        assignedAgentId: null,
-        status: "Pending",
-        leadState: "",
-        leadCity: "",
-        leadAddress: "",
-        relationship: "Other",
-        projectType: "OTHERS",
-        remark: "",
-        createdAt: "2026-11-20T03:14:07.512Z",
-      },
-      {
-        referralId: 1002,
-        leadCustomerId: null,
-        leadName: "Chan Mei Yee",
-        leadMobileNumber: null,
-        referrer: asReferrer(FACEBOOK),
-        assignedAgentId: "demo-agent-aisyah",
-        status: "Contacted",
-        leadState: "",
-        leadCity: "",
-        leadAddress: "",
-        relationship: "Other",
-        projectType: "OTHERS",
-        remark: "",
-        createdAt: null,
+        ...{ ...AMINAH, ...UNGIVEN, referralId: 1002, leadName: "Chan Mei Yee", leadCustomerId: null, leadMobileNumber: null },
+        ...{ assignedAgentId: "demo-agent-aisyah", status: "Contacted", createdAt: null },
       },
     ],
     pagination: { total: 2, limit: 100, offset: 0, hasMore: false },
