@@ -67,7 +67,7 @@ function errorResponse(codes: ErrorCode[], inQuery = false): Json {
 
 /** Expands an operation's `x-errors` into responses, adds 404/405 and no-store to every response, names its aliases. */
 function complete(method: string, operation: Json): void {
-  const codes: ErrorCode[] = operation["x-errors"];
+  const codes: ErrorCode[] = operation["x-errors"] ?? [];
   delete operation["x-errors"];
   for (const response of Object.values<Json>(operation.responses)) response.headers = CACHE_CONTROL;
   for (const status of new Set(codes.map((code) => ERRORS[code].status))) {
@@ -76,6 +76,7 @@ function complete(method: string, operation: Json): void {
   }
   operation.responses[404] = ref("responses/NotFound");
   operation.responses[405] = ref("responses/MethodNotAllowed");
+  operation.responses = Object.fromEntries(Object.entries(operation.responses).sort(([a], [b]) => Number(a) - Number(b)));
   operation.description = operation.description.trimEnd();
   const aliases: string[] = operation["x-aliases"] ?? [];
   if (aliases.length) {
@@ -83,7 +84,7 @@ function complete(method: string, operation: Json): void {
   }
 }
 
-export function openApiDefinition(): Json {
+function openApiDefinition(): Json {
   return {
     openapi: "3.1.0",
     info: {
