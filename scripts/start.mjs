@@ -51,8 +51,9 @@ const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
 // passed 360 MB; with a lower limit V8 collects sooner and stays near 230 MB (512 MB
 // and 768 MB did the same; measured CPU cost within noise). README, Benchmark.
 const heapLimit = process.env.NODE_OPTIONS?.includes("--max-old-space-size") ? [] : ["--max-old-space-size=1024"];
-const traceGuard = ["--import", fileURLToPath(import.meta.resolve("./trace-guard.mjs"))]; // TRACE never reaches Next's code
-const server = spawn(process.execPath, [...heapLimit, ...traceGuard, nextBin, "start", "-p", port], { stdio: "inherit" });
+// Methods Next refuses before any route runs get the API's JSON answers (scripts/method-guard.mjs).
+const methodGuard = ["--import", fileURLToPath(import.meta.resolve("./method-guard.mjs"))];
+const server = spawn(process.execPath, [...heapLimit, ...methodGuard, nextBin, "start", "-p", port], { stdio: "inherit" });
 server.on("exit", (code) => shutdown(code ?? 0));
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 

@@ -40,8 +40,6 @@ function logFailure(request: Request, error: unknown): void {
   );
 }
 
-/** The methods Next routes to route handlers; any other never reaches them (see proxy.ts). */
-export const ROUTED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 type Method = (typeof METHODS)[number];
 type Methods = Record<Method, Handler>;
@@ -50,26 +48,20 @@ function everyMethod(handlers: Partial<Methods>, rest: Handler): Methods {
   return Object.fromEntries(METHODS.map((m) => [m, handlers[m] ?? rest])) as Methods;
 }
 
-/** 405 METHOD_NOT_ALLOWED (JSON, no-store) naming the methods the path supports. */
-export function methodNotAllowed(method: string, allow: readonly string[]): Response {
-  const allowed = allow.join(", ");
-  return errorResponse(new ApiError("METHOD_NOT_ALLOWED", `${method} is not supported here; use ${allowed}`), {
-    Allow: allowed,
-  });
-}
-
-/** 404 NOT_FOUND for a path under /api that does not exist. */
-export const notFoundResponse = (): Response => errorResponse(new ApiError("NOT_FOUND"));
-
 /**
  * Route exports for every method: the given handlers, and 405 METHOD_NOT_ALLOWED
  * (JSON, no-store, with Allow) for the rest, which Next would otherwise answer
- * with an empty body. HEAD follows GET, as Next does by default.
+ * with an empty body. HEAD follows GET, as Next does by default. (Methods Next
+ * routes to no handler at all are answered by scripts/method-guard.mjs.)
  */
 export function routeMethods(handlers: Partial<Methods>): Methods {
-  const allow = Object.keys(handlers);
-  return everyMethod(handlers, async (request) => methodNotAllowed(request.method, allow));
+  const allow = Object.keys(handlers).join(", ");
+  return everyMethod(handlers, async (request) =>
+    errorResponse(new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not supported here; use ${allow}`), {
+      Allow: allow,
+    }),
+  );
 }
 
 /** Every method of a path under /api that does not exist: 404 NOT_FOUND as JSON. */
-export const notFound: Methods = everyMethod({}, async () => notFoundResponse());
+export const notFound: Methods = everyMethod({}, async () => errorResponse(new ApiError("NOT_FOUND")));

@@ -11,7 +11,7 @@ import { startServer, type RunningServer } from "../helpers/server";
  * Every method Node's HTTP parser accepts, on every path under /api and on unknown
  * ones, against the production server: Next refuses many of them (TRACE with a
  * text/plain 500, QUERY, PROPFIND... with an empty 400) before route code runs,
- * so only HTTP shows what a client really gets.
+ * so only HTTP shows what a client really gets (scripts/method-guard.mjs answers them).
  */
 let db: TestDatabase;
 let server: RunningServer;
@@ -86,5 +86,22 @@ describe("every method under /api over HTTP", () => {
       expect(answer.headers["content-type"], method).toMatch(/^application\/json/);
       if (method !== "HEAD") expect(JSON.parse(answer.body), method).toEqual({ error: "No such API path", code: "NOT_FOUND" });
     }
+  });
+});
+
+describe("what answering them costs the routes", () => {
+  // Why the answers come from scripts/method-guard.mjs and not from a proxy.ts: with any proxy, Next copies each
+  // request body and waits for the whole upload before the route runs, so this 413 came only after the upload ended.
+  it("refuses a chunked POST body over 1 MiB while the upload is still open", async () => {
+    const request = http.request(new URL("/api/leads", server.baseUrl), {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", "transfer-encoding": "chunked" },
+    });
+    request.on("error", () => {}); // the server closes the connection after its answer
+    const answered = new Promise<number>((resolve) => request.on("response", (response) => resolve(response.statusCode!)));
+    request.write('{"remark":"');
+    for (let i = 0; i < 24; i++) request.write("x".repeat(64 * 1024)); // 1.5 MiB, and the upload is never ended
+    expect(await answered).toBe(413);
+    request.destroy();
   });
 });
