@@ -4,6 +4,7 @@ import { MAX_BODY_BYTES } from "@/lib/api/body";
 import type { ErrorCode } from "@/lib/api/errors";
 import * as leads from "@/lib/leads/schemas";
 import * as examples from "./examples";
+import { healthPaths, healthStatus } from "./health";
 import {
   adSource,
   agentsResponse,
@@ -340,7 +341,10 @@ ${curl(`curl ${CURL_AUTH}`, `"$BASE_URL/api/leads?referrer=Facebook%20Ads&limit=
 
 // ---------------------------------------------------------------- assembly
 
-const CACHE_CONTROL = { "Cache-Control": { $ref: "#/components/headers/Cache-Control" } };
+const CACHE_CONTROL = {
+  "Cache-Control": { $ref: "#/components/headers/Cache-Control" },
+  "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
+};
 
 function errorResponse(method: Method, status: number, codes: ErrorCode[], query: boolean): Json {
   const lines = codes.map((code) => `- \`${code}\`: ${ERROR_CONDITIONS[code]}`);
@@ -415,9 +419,10 @@ export function openApiDefinition(): Json {
       { name: "Sources", description: "Source accounts (Introducers of type source). Aliases: /api/leads/ads, /api/sources." },
       { name: "Agents", description: "Sales users leads can be assigned to. Alias: /api/agents." },
       { name: "Leads", description: "Create leads and list the current leads of source accounts." },
+      { name: "Health", description: "Liveness and readiness for load balancers and supervisors; public." },
     ],
     security: [{ bearerAuth: [] }],
-    paths: paths(),
+    paths: { ...paths(), ...healthPaths(CACHE_CONTROL) },
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -434,6 +439,12 @@ export function openApiDefinition(): Json {
           schema: { type: "string", const: "no-store" },
         },
         Allow: { description: "The methods the path supports.", required: true, schema: { type: "string" } },
+        "X-Request-Id": {
+          description:
+            "The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`.",
+          required: true,
+          schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+        },
       },
       responses: {
         NotFound: {
@@ -459,7 +470,7 @@ export function openApiDefinition(): Json {
       },
       schemas: {
         ...toComponentSchemas(REQUEST_SCHEMAS, "input"),
-        ...toComponentSchemas({ ...RESPONSE_SCHEMAS, ...errorSchemas() }, "output"),
+        ...toComponentSchemas({ ...RESPONSE_SCHEMAS, ...errorSchemas(), HealthStatus: healthStatus }, "output"),
       },
     },
   };

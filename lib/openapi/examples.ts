@@ -17,8 +17,11 @@ export interface Example<T> {
 
 type Examples<T> = Record<string, Example<T>>;
 
-/** An error body exactly as the service serialises it. */
-const error = (code: ErrorCode, message: string, issues?: Issue[]) => new ApiError(code, message, issues).toJSON();
+/** An error body exactly as the service serialises it (lib/api/response.ts errorResponse). */
+const error = (code: ErrorCode, message: string, issues?: Issue[]) => ({
+  ...new ApiError(code, message, issues).toJSON(),
+  requestId: "5b0e7c1a-9d2f-4e86-b3a1-0c7d2e9f4a61",
+});
 
 const FACEBOOK = { id: "src_5f0c2a9e41d7b3c8a6e19d04", name: "Facebook Ads", type: "ads" } as const;
 const GOOGLE = { id: "src_0b8e7d3f2a6c49e15d7f8a20", name: "Google Ads", type: "ads" } as const;

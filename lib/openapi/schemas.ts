@@ -50,6 +50,7 @@ export function errorBody(codes: readonly ErrorCode[]): z.ZodType {
   const base = (group: ErrorCode[]) => ({
     error: z.string().describe("Readable explanation."),
     code: z.enum(group as [ErrorCode, ...ErrorCode[]]),
+    requestId: z.string().describe("The request's id, also in the `X-Request-Id` header: quote it to the operator."),
   });
   if (plain.length) variants.push(z.strictObject(base(plain)));
   if (withIssues.length) {

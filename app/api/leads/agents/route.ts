@@ -4,5 +4,5 @@ import { database } from "@/lib/db/client";
 import { listAgents } from "@/lib/leads/agents";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
-  GET: apiRoute(async () => json({ agents: await listAgents(await database()) })),
+  GET: apiRoute(async () => json({ agents: await listAgents(database()) })),
 });

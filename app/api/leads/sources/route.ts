@@ -4,5 +4,5 @@ import { database } from "@/lib/db/client";
 import { listSources } from "@/lib/leads/sources";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
-  GET: apiRoute(async () => json(await listSources(await database()))),
+  GET: apiRoute(async () => json(await listSources(database()))),
 });

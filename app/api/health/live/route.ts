@@ -1,0 +1,8 @@
+import { json } from "@/lib/api/response";
+import { publicRoute, routeMethods } from "@/lib/api/route";
+
+// Liveness: the process answers. Touches nothing external, so a database outage
+// never makes a supervisor restart a process that would recover by itself.
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
+  GET: publicRoute(async () => json({ status: "ok" })),
+});
