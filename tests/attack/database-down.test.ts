@@ -93,7 +93,7 @@ describe("a production server whose database is stopped", () => {
           method,
           p,
           status: 500,
-          body: { error: "The request could not be completed", code: "INTERNAL_ERROR" },
+          body: { error: "The request could not be completed", code: "INTERNAL_ERROR", requestId: expect.any(String) },
         });
         expect(response.ms).toBeLessThan(BOUND_MS);
       }
@@ -145,7 +145,7 @@ describe("a production server whose database is stopped", () => {
       for (const pid of frozen) process.kill(pid, "SIGCONT");
     }
     for (const response of responses) {
-      expect(checkEnvelope(response, { allow5xx: true })).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR" });
+      expect(checkEnvelope(response, { allow5xx: true })).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR", requestId: expect.any(String) });
       expect(response.ms).toBeLessThan(FROZEN_BOUND_MS);
     }
     console.log(`database frozen: slowest answer ${Math.max(...responses.map((r) => r.ms))} ms`);
