@@ -1,3 +1,5 @@
+import type { Context } from "@opentelemetry/api";
+import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { PrismaInstrumentation } from "@prisma/instrumentation";
 import { registerOTel } from "@vercel/otel";
 
@@ -13,5 +15,28 @@ export function registerTracing(): void {
   registerOTel({
     serviceName: process.env.OTEL_SERVICE_NAME ?? "lead-intake-service",
     instrumentations: [new PrismaInstrumentation()],
+    spanProcessors: ["auto", new WithoutQueryString()],
   });
+}
+
+/**
+ * Next puts the request target, query string included, on its request span; a query
+ * string may hold a misplaced key, so spans keep only the path (as the access log does).
+ */
+class WithoutQueryString implements SpanProcessor {
+  onStart(span: Span, _context: Context): void {
+    const target = span.attributes["http.target"];
+    const query = typeof target === "string" ? target.indexOf("?") : -1;
+    if (query >= 0) span.setAttribute("http.target", (target as string).slice(0, query));
+  }
+
+  onEnd(_span: ReadableSpan): void {}
+
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
 }
