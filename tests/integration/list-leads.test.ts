@@ -405,7 +405,7 @@ describe("query validation", () => {
     const res = await call("GET", `/api/leads${query}`);
     expect(res.status, res.text).toBe(400);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(keysOf(res.body)).toEqual(["code", "error", "issues"]);
+    expect(keysOf(res.body)).toEqual(["code", "error", "issues", "requestId"]);
     expect(res.body.code).toBe("INVALID_INPUT");
     expect(typeof res.body.error).toBe("string");
     for (const issue of res.body.issues) {
