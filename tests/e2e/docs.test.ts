@@ -86,8 +86,8 @@ describe("/docs in Chromium", () => {
     expect(consoleErrors).toEqual([]);
   });
 
-  it("shows every operation and alias path with its method and operationId", async () => {
-    expect(OPERATIONS).toHaveLength(7);
+  it("shows every operation, alias path and health check with its method and operationId", async () => {
+    expect(OPERATIONS).toHaveLength(9);
     for (const { method, path: p, operationId } of OPERATIONS) {
       const block = page.locator(".opblock", { has: page.locator(`.opblock-summary-path[data-path="${p}"]`) }).filter({
         has: page.locator(".opblock-summary-method", { hasText: new RegExp(`^${method}$`) }),
