@@ -81,6 +81,7 @@ export function recoveringPlanChanges(inner: SqlDriverAdapterFactory, names: Sta
 class RecoveringAdapter implements SqlDriverAdapter {
   readonly provider: SqlDriverAdapter["provider"];
   readonly adapterName: string;
+  readonly getConnectionInfo: SqlDriverAdapter["getConnectionInfo"];
 
   constructor(
     private readonly inner: SqlDriverAdapter,
@@ -88,6 +89,7 @@ class RecoveringAdapter implements SqlDriverAdapter {
   ) {
     this.provider = inner.provider;
     this.adapterName = inner.adapterName;
+    this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
@@ -104,10 +106,6 @@ class RecoveringAdapter implements SqlDriverAdapter {
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
     return new RenewingTransaction(await this.inner.startTransaction(isolationLevel), this.names);
-  }
-
-  getConnectionInfo() {
-    return this.inner.getConnectionInfo?.() ?? { supportsRelationJoins: true };
   }
 
   dispose(): Promise<void> {
