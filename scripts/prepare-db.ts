@@ -1,13 +1,13 @@
 // Run by scripts/start.mjs before `next start`: applies pending migrations and
-// creates the configured default sources in the database at DATABASE_URL. Each
-// server process also does this before its first request (lib/db/client.ts), so a
+// creates the configured default sources in the database at DATABASE_URL, so a
+// failure stops the launcher with a clear message before the server starts. Each
+// server process also does this once in instrumentation.ts (a no-op by then), so a
 // host that starts Next itself needs no separate step.
-import { PrismaPg } from "@prisma/adapter-pg";
-import { prepareDatabase } from "@/lib/db/prepare";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { createDatabaseClient } from "@/lib/db/connect";
+import { prepareDatabase } from "@/lib/startup/prepare";
 
 const connectionString = process.env.DATABASE_URL as string;
-const db = new PrismaClient({ adapter: new PrismaPg({ connectionString }) });
+const db = createDatabaseClient(connectionString);
 try {
   await prepareDatabase(db, connectionString);
 } catch (error) {

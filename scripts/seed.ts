@@ -5,18 +5,18 @@
 // afterwards if it is not already running). Idempotent: rows are matched by their
 // natural keys, so a second run leaves the same rows.
 //
-// Imports the generated Prisma client directly, not lib/db/client.ts: that module
-// is "server-only" and refuses to load outside Next.
+// Opens the database through lib/db/connect.ts (the project's one client factory),
+// not lib/db/client.ts: that module is "server-only" and refuses to load outside Next.
 import { existsSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { z } from "zod";
 import { layoutOf, type Layout } from "@/lib/db/layout";
-import { prepareDatabase } from "@/lib/db/prepare";
-import { PrismaClient, Prisma } from "@/lib/generated/prisma/client";
+import { createDatabaseClient, type Db } from "@/lib/db/connect";
+import { prepareDatabase } from "@/lib/startup/prepare";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { ensureSource } from "@/lib/leads/sources";
 import { startEmbeddedPostgres } from "./embedded-postgres.mjs";
 
@@ -112,7 +112,7 @@ export interface SeedSummary {
  * platform id (else name), persons and referrals by their given id.
  */
 export async function seed(connectionString: string, fixture: Fixture): Promise<SeedSummary> {
-  const db = new PrismaClient({ adapter: new PrismaPg({ connectionString }) });
+  const db = createDatabaseClient(connectionString);
   try {
     await prepareDatabase(db, connectionString);
     const layout = await layoutOf(db);
@@ -139,7 +139,7 @@ export async function seed(connectionString: string, fixture: Fixture): Promise<
 type Tx = Prisma.TransactionClient;
 
 /** Source accounts named by referrals, through the service's own idempotent create. Name -> id. */
-async function seedSources(db: PrismaClient, fixture: Fixture): Promise<Map<string, string>> {
+async function seedSources(db: Db, fixture: Fixture): Promise<Map<string, string>> {
   const types = new Map(fixture.sources.map((s) => [s.name, s.type]));
   const names = new Set([...fixture.sources.map((s) => s.name)]);
   for (const r of fixture.referrals) if (typeof r.referrer === "string") names.add(r.referrer);

@@ -3,21 +3,31 @@ import { ApiError } from "./errors";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
+/** Which configured key a request presented (the access log says it, for key rotation). */
+export type MatchedKey = "current" | "previous";
+
 /**
  * Spec "Authentication": 503 API_NOT_CONFIGURED without a server key, 401 without
- * the right `Authorization: Bearer <key>` header. The key is compared in constant
- * time (both sides hashed to equal length first); the URL is never looked at.
+ * the right `Authorization: Bearer <key>` header. While LEADS_API_KEY_PREVIOUS is set
+ * (README, "Key rotation") it is accepted too. Each key is compared in constant time
+ * (both sides hashed to equal length first), and both are always compared, so timing
+ * does not tell which one matched; the URL is never looked at.
  */
-export function authenticate(request: Request): void {
-  const key = process.env.LEADS_API_KEY;
-  if (!key) throw new ApiError("API_NOT_CONFIGURED");
+export function authenticate(request: Request): MatchedKey {
+  const current = process.env.LEADS_API_KEY;
+  if (!current) throw new ApiError("API_NOT_CONFIGURED");
   const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
-  if (presented === undefined || !sameSecret(presented, key)) {
-    throw new ApiError("UNAUTHORIZED");
+  if (presented !== undefined) {
+    const digest = sha256(presented);
+    const previous = process.env.LEADS_API_KEY_PREVIOUS;
+    const isCurrent = timingSafeEqual(digest, sha256(current));
+    const isPrevious = previous ? timingSafeEqual(digest, sha256(previous)) : false;
+    if (isCurrent) return "current";
+    if (isPrevious) return "previous";
   }
+  throw new ApiError("UNAUTHORIZED");
 }
 
-function sameSecret(a: string, b: string): boolean {
-  const digest = (s: string) => createHash("sha256").update(s).digest();
-  return timingSafeEqual(digest(a), digest(b));
+function sha256(secret: string): Buffer {
+  return createHash("sha256").update(secret).digest();
 }

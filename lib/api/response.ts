@@ -8,6 +8,7 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
   });
 }
 
-export function errorResponse(error: ApiError, headers?: Record<string, string>): Response {
-  return json(error.toJSON(), error.status, headers);
+/** The documented error body, with the request's id to quote to the operator. */
+export function errorResponse(error: ApiError, requestId: string, headers?: Record<string, string>): Response {
+  return json({ ...error.toJSON(), requestId }, error.status, headers);
 }

@@ -1,43 +1,78 @@
-import { authenticate } from "./auth";
-import { ApiError } from "./errors";
+import { trace } from "@opentelemetry/api";
+import { prepareService, servicePrepared } from "@/lib/startup/service";
+import { authenticate, type MatchedKey } from "./auth";
+import { ApiError, type ErrorCode } from "./errors";
+import { logAccess, logFailure } from "./log";
+import { requestIdOf } from "./request-id";
 import { errorResponse } from "./response";
 
 type Handler = (request: Request) => Promise<Response>;
 
-/**
- * The one wrapper every data operation goes through: key check, then the handler;
- * any failure becomes the documented JSON error. Unexpected failures answer 500
- * INTERNAL_ERROR and are logged by kind only (no message: it could hold SQL or a
- * lead's personal data).
- */
-export function apiRoute(handler: Handler): Handler {
-  return async (request) => {
-    try {
-      authenticate(request);
-      return await handler(request);
-    } catch (error) {
-      // The rest of a refused oversized body is never read: tell the client not to reuse the connection.
-      if (error instanceof ApiError) {
-        return errorResponse(error, error.code === "PAYLOAD_TOO_LARGE" ? { Connection: "close" } : undefined);
-      }
-      logFailure(request, error);
-      return errorResponse(new ApiError("INTERNAL_ERROR"));
-    }
-  };
+/** 405 with its route's Allow header. */
+class MethodNotAllowed extends ApiError {
+  constructor(
+    method: string,
+    readonly allow: string,
+  ) {
+    super("METHOD_NOT_ALLOWED", `${method} is not supported here; use ${allow}`);
+  }
 }
 
-function logFailure(request: Request, error: unknown): void {
-  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
-  console.error(
-    JSON.stringify({
-      level: "error",
-      msg: "request failed",
-      method: request.method,
-      path: new URL(request.url).pathname,
-      error: typeof name === "string" ? name : typeof error,
-      code: typeof code === "string" ? code : undefined,
-    }),
-  );
+/**
+ * After these the connection is closed: the rest of a refused oversized body is never
+ * read, and a caller without the key gets no kept-alive socket to try again on.
+ */
+const CLOSES_CONNECTION = new Set<ErrorCode>(["UNAUTHORIZED", "PAYLOAD_TOO_LARGE"]);
+const CLOSE = { Connection: "close" };
+const INTERNAL = new ApiError("INTERNAL_ERROR");
+
+/**
+ * The one wrapper every response under /api goes through: a request id (kept or made,
+ * echoed in X-Request-Id and error bodies), the key check and the start-up work for
+ * data operations, the handler, then one access log line and the request id and error
+ * code on the active trace span. Any failure becomes the documented JSON error;
+ * unexpected ones answer 500 INTERNAL_ERROR and are logged by kind only. Per request it
+ * allocates no closures and compiles nothing (README, "Operating the service", cost).
+ */
+async function serve(request: Request, handler: Handler, needsKey: boolean): Promise<Response> {
+  const startedAt = performance.now();
+  const requestId = requestIdOf(request);
+  const path = new URL(request.url).pathname;
+  let key: MatchedKey | undefined;
+  let code: ErrorCode | undefined;
+  let response: Response;
+  try {
+    if (needsKey) {
+      key = authenticate(request);
+      if (!servicePrepared()) await prepareService();
+    }
+    response = await handler(request);
+  } catch (error) {
+    let refusal = INTERNAL;
+    if (error instanceof ApiError) refusal = error;
+    else logFailure(requestId, request.method, path, error);
+    code = refusal.code;
+    const headers = refusal instanceof MethodNotAllowed ? { Allow: refusal.allow } : CLOSES_CONNECTION.has(code) ? CLOSE : undefined;
+    response = errorResponse(refusal, requestId, headers);
+  }
+  response.headers.set("X-Request-Id", requestId);
+  const span = trace.getActiveSpan();
+  if (span) {
+    span.setAttribute("lead_intake.request_id", requestId);
+    if (code) span.setAttribute("lead_intake.error_code", code);
+  }
+  logAccess({ requestId, method: request.method, path, status: response.status, code, startedAt, key });
+  return response;
+}
+
+/** A data operation: needs the key, and the start-up work done (lib/startup/service.ts). */
+export function apiRoute(handler: Handler): Handler {
+  return (request) => serve(request, handler, true);
+}
+
+/** A public route (health): no key, touches nothing it does not need itself. */
+export function publicRoute(handler: Handler): Handler {
+  return (request) => serve(request, handler, false);
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -56,12 +91,18 @@ function everyMethod(handlers: Partial<Methods>, rest: Handler): Methods {
  */
 export function routeMethods(handlers: Partial<Methods>): Methods {
   const allow = Object.keys(handlers).join(", ");
-  return everyMethod(handlers, async (request) =>
-    errorResponse(new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not supported here; use ${allow}`), {
-      Allow: allow,
+  return everyMethod(
+    handlers,
+    publicRoute(async (request) => {
+      throw new MethodNotAllowed(request.method, allow);
     }),
   );
 }
 
 /** Every method of a path under /api that does not exist: 404 NOT_FOUND as JSON. */
-export const notFound: Methods = everyMethod({}, async () => errorResponse(new ApiError("NOT_FOUND")));
+export const notFound: Methods = everyMethod(
+  {},
+  publicRoute(async () => {
+    throw new ApiError("NOT_FOUND");
+  }),
+);

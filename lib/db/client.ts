@@ -1,56 +1,20 @@
 import "server-only";
-import { createHash } from "node:crypto";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/lib/generated/prisma/client";
-import { prepareDatabase } from "./prepare";
+import { createDatabaseClient, DEFAULT_POOL_SIZE, type Db } from "./connect";
 
-export type Db = PrismaClient;
-
-interface DbState {
-  client: PrismaClient;
-  ready?: Promise<void>;
-}
+export type { Db } from "./connect";
 
 // One client (and pg pool) per server process, kept across hot reloads.
-const globalForDb = globalThis as typeof globalThis & { leadIntakeDb?: DbState };
-
-const STATEMENT_TIMEOUT_MS = 15_000;
-
-function createState(): DbState {
-  const connectionString = process.env.DATABASE_URL;
-  if (!connectionString) throw new Error("DATABASE_URL is not set");
-  const pool = {
-    connectionString,
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
-    // A database that is down or overloaded fails the request in bounded time.
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
-    // A database that stops answering (frozen, cut off by the network) cannot enforce
-    // statement_timeout: without a client-side limit, a query on a pooled connection
-    // waited forever. Just above the server's limit, so a live database's own cancel wins.
-    query_timeout: STATEMENT_TIMEOUT_MS + 1_000,
-  };
-  const adapter = new PrismaPg(pool, {
-    // Named statements are parsed and planned once per connection, as Prisma's own
-    // engine did: about half the database's work for the creation statement. The
-    // name follows the SQL text, so each distinct statement has its own.
-    statementNameGenerator: ({ sql }) => `lead_intake_${createHash("sha1").update(sql).digest("base64url")}`,
-  });
-  return { client: new PrismaClient({ adapter }) };
-}
+const globalForDb = globalThis as typeof globalThis & { leadIntakeDb?: Db };
 
 /**
- * The Prisma client, after pending migrations and the configured default sources
- * have been applied once in this process. A failed preparation (database down) is
- * retried by the next request instead of being remembered.
+ * The server process's Prisma client (DATABASE_URL, DATABASE_POOL_SIZE connections).
+ * Only an accessor: the start-up work (migrations, configured sources) is
+ * lib/startup/service.ts, run from instrumentation.ts.
  */
-export async function database(): Promise<Db> {
-  const state = (globalForDb.leadIntakeDb ??= createState());
-  state.ready ??= prepareDatabase(state.client, process.env.DATABASE_URL as string).catch((error: unknown) => {
-    state.ready = undefined;
-    throw error;
-  });
-  await state.ready;
-  return state.client;
+export function database(): Db {
+  if (globalForDb.leadIntakeDb) return globalForDb.leadIntakeDb;
+  const connectionString = process.env.DATABASE_URL;
+  if (!connectionString) throw new Error("DATABASE_URL is not set");
+  const poolSize = Number(process.env.DATABASE_POOL_SIZE ?? DEFAULT_POOL_SIZE);
+  return (globalForDb.leadIntakeDb = createDatabaseClient(connectionString, poolSize));
 }

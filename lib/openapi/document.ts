@@ -18,7 +18,8 @@ import { requestSchemas, responseSchemas } from "./schemas";
 
 type Json = Record<string, any>;
 const ref = (to: string) => ({ $ref: `#/components/${to}` });
-const CACHE_CONTROL = { "Cache-Control": ref("headers/Cache-Control") };
+/** Headers of every response: no-store, and the request id (lib/api/route.ts). */
+const RESPONSE_HEADERS = { "Cache-Control": ref("headers/Cache-Control"), "X-Request-Id": ref("headers/X-Request-Id") };
 
 /** JSON Schemas of named zod schemas; references between them become component $refs. */
 function componentSchemas(named: Record<string, z.ZodType>, io: "input" | "output"): Json {
@@ -42,11 +43,13 @@ function queryParameters(query: z.ZodObject): Json {
   );
 }
 
+const EXAMPLE_REQUEST_ID = "5b0e7c1a-9d2f-4e86-b3a1-0c7d2e9f4a61";
 const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = { METHOD_NOT_ALLOWED: "DELETE is not supported here; use GET, POST" };
 
 function errorExample(code: ErrorCode, inQuery: boolean): Json {
   const input = inQuery ? { error: "Invalid query parameters", issues: invalidInput.query } : { error: "Invalid lead", issues: invalidInput.body };
-  const value = code === "INVALID_INPUT" ? new ApiError(code, input.error, input.issues).toJSON() : new ApiError(code, EXAMPLE_MESSAGES[code]).toJSON();
+  const error = code === "INVALID_INPUT" ? new ApiError(code, input.error, input.issues) : new ApiError(code, EXAMPLE_MESSAGES[code]);
+  const value = { ...error.toJSON(), requestId: EXAMPLE_REQUEST_ID };
   return { summary: ERRORS[code].when.replace(/[.;:].*/s, ""), value };
 }
 
@@ -55,7 +58,7 @@ function errorResponse(codes: ErrorCode[], inQuery = false): Json {
   const retry = [...new Set(codes.map((code) => ERRORS[code].retry))];
   return {
     description: [...codes.map((code) => `- \`${code}\`: ${ERRORS[code].when}`), "", ...retry].join("\n"),
-    headers: codes.includes("METHOD_NOT_ALLOWED") ? { ...CACHE_CONTROL, Allow: ref("headers/Allow") } : CACHE_CONTROL,
+    headers: codes.includes("METHOD_NOT_ALLOWED") ? { ...RESPONSE_HEADERS, Allow: ref("headers/Allow") } : RESPONSE_HEADERS,
     content: {
       "application/json": {
         schema: { type: "object", allOf: [ref("schemas/Error")], properties: { code: { enum: codes } } },
@@ -69,7 +72,7 @@ function errorResponse(codes: ErrorCode[], inQuery = false): Json {
 function complete(method: string, operation: Json): void {
   const codes: ErrorCode[] = operation["x-errors"] ?? [];
   delete operation["x-errors"];
-  for (const response of Object.values<Json>(operation.responses)) response.headers = CACHE_CONTROL;
+  for (const response of Object.values<Json>(operation.responses)) response.headers = RESPONSE_HEADERS;
   for (const status of new Set(codes.map((code) => ERRORS[code].status))) {
     const inQuery = method === "get" && operation.parameters !== undefined;
     operation.responses[status] = errorResponse(ERROR_CODES.filter((c) => codes.includes(c) && ERRORS[c].status === status), inQuery);
@@ -100,6 +103,7 @@ function openApiDefinition(): Json {
       { name: "Sources", description: "Source accounts (Introducers of type source)." },
       { name: "Agents", description: "Sales users leads can be assigned to." },
       { name: "Leads", description: "Create leads and list the current leads of source accounts." },
+      { name: "Health", description: "Liveness and readiness for load balancers and supervisors; public." },
     ],
     security: [{ bearerAuth: [] }],
     components: {
@@ -114,6 +118,12 @@ function openApiDefinition(): Json {
       headers: {
         "Cache-Control": { description: "Every response is sent with `no-store`.", required: true, schema: { type: "string", const: "no-store" } },
         Allow: { description: "The methods the path supports.", required: true, schema: { type: "string" } },
+        "X-Request-Id": {
+          description:
+            "The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`.",
+          required: true,
+          schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+        },
       },
       parameters: queryParameters(listLeadsQuery),
       responses: { NotFound: errorResponse(["NOT_FOUND"]), MethodNotAllowed: errorResponse(["METHOD_NOT_ALLOWED"]) },

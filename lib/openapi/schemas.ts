@@ -33,6 +33,7 @@ const Error = z
     error: z.string().describe("Readable explanation."),
     code: ErrorCode,
     issues: z.array(Issue).min(1).optional().describe("Each problem with the input; present exactly when `code` is `INVALID_INPUT`."),
+    requestId: z.string().describe("The request's id, also in the `X-Request-Id` header: quote it to the operator."),
   })
   .meta({
     if: withIssues,
@@ -64,4 +65,5 @@ export const responseSchemas = {
   ErrorCode,
   Issue,
   Error,
+  HealthStatus: z.strictObject({ status: z.enum(["ok", "unavailable"]) }).describe("`ok`, or `unavailable` with 503 from the readiness check."),
 };

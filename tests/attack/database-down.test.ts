@@ -1,13 +1,14 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "@/lib/db/migrate";
 import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
 import { TEST_KEY } from "../helpers/api";
 import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines, type RawRequest } from "../helpers/hostile";
-import { freePort } from "@/scripts/process-group";
+import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { childrenOf, nextServerPid } from "../helpers/process-tree";
 import { startServer, type RunningServer } from "../helpers/server";
 
@@ -32,6 +33,24 @@ let port: number;
 let postgres: Postgres | undefined;
 let server: RunningServer;
 const personal = new Set<string>();
+
+/**
+ * Liveness and readiness over HTTP: each answers within 2 s, JSON, no-store, with a
+ * request id; readiness says unavailable while the database does not answer.
+ */
+async function expectHealth(live: number, ready: number, baseUrl = server.baseUrl): Promise<void> {
+  for (const [p, status] of [["/api/health/live", live], ["/api/health/ready", ready]] as const) {
+    const response = await sendRaw({ method: "GET", path: p, headers: [] }, baseUrl, 10_000);
+    expect({ p, status: response.status, body: JSON.parse(response.text) }).toEqual({
+      p,
+      status,
+      body: { status: status === 200 ? "ok" : "unavailable" },
+    });
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("x-request-id")).toBeTruthy();
+    expect(response.ms).toBeLessThan(2_000);
+  }
+}
 
 const startPostgres = () => startEmbeddedPostgres({ dir, port, database: "down_test", persistent: true });
 
@@ -93,7 +112,7 @@ describe("a production server whose database is stopped", () => {
           method,
           p,
           status: 500,
-          body: { error: "The request could not be completed", code: "INTERNAL_ERROR" },
+          body: { error: "The request could not be completed", code: "INTERNAL_ERROR", requestId: expect.any(String) },
         });
         expect(response.ms).toBeLessThan(BOUND_MS);
       }
@@ -109,6 +128,7 @@ describe("a production server whose database is stopped", () => {
       expect(response.ms).toBeLessThan(BOUND_MS);
     }
     console.log(`database down: slowest answer ${Math.max(...timings, ...burst.map((r) => r.ms))} ms`);
+    await expectHealth(200, 503);
 
     postgres = await startPostgres();
     // Back by itself: the same server process answers normally again.
@@ -119,6 +139,7 @@ describe("a production server whose database is stopped", () => {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(status).toBe(200);
+    await expectHealth(200, 200);
     for (const [method, p] of OPERATIONS) {
       const response = await sendRaw(requestFor(method, p), server.baseUrl);
       checkEnvelope(response);
@@ -138,14 +159,17 @@ describe("a production server whose database is stopped", () => {
     for (const pid of frozen) process.kill(pid, "SIGSTOP");
     let responses: Awaited<ReturnType<typeof sendRaw>>[];
     try {
+      await expectHealth(200, 503);
       responses = await Promise.all(
         [...OPERATIONS, ...OPERATIONS].map(([method, p]) => sendRaw(requestFor(method, p), server.baseUrl, 30_000)),
       );
     } finally {
-      for (const pid of frozen) process.kill(pid, "SIGCONT");
+      // Backends first: a backend that had exited just before the freeze stays a zombie only
+      // while the postmaster is stopped; resumed first, it reaps it and the kill fails (ESRCH).
+      for (const pid of [...frozen].reverse()) process.kill(pid, "SIGCONT");
     }
     for (const response of responses) {
-      expect(checkEnvelope(response, { allow5xx: true })).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR" });
+      expect(checkEnvelope(response, { allow5xx: true })).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR", requestId: expect.any(String) });
       expect(response.ms).toBeLessThan(FROZEN_BOUND_MS);
     }
     console.log(`database frozen: slowest answer ${Math.max(...responses.map((r) => r.ms))} ms`);
@@ -159,6 +183,42 @@ describe("a production server whose database is stopped", () => {
     for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
     // The refused POSTs left nothing, even after the frozen backends went on: only the two successes since were saved.
     expect(await referrals()).toBe(before + 2);
+  }, 180_000);
+
+  it("starts under its own `next start` while the database is down: live, not ready, and ready once the database is back", async () => {
+    const databaseUrl = postgres!.url;
+    await postgres!.stop();
+    postgres = undefined;
+    // A host's own `next start` (no launcher): the start-up work runs in instrumentation.ts.
+    const webPort = await freePort();
+    const baseUrl = `http://127.0.0.1:${webPort}`;
+    const own = await startProcessGroup(
+      process.execPath,
+      [fileURLToPath(import.meta.resolve("next/dist/bin/next")), "start", "-p", String(webPort)],
+      { DATABASE_URL: databaseUrl, LEADS_API_KEY: TEST_KEY, LEADS_ACCESS_LOG: "on" },
+      `${baseUrl}/api/health/live`,
+    );
+    try {
+      await expectHealth(200, 503, baseUrl);
+      const refused = await sendRaw(leadRequest(), baseUrl, 30_000);
+      expect(checkEnvelope(refused, { allow5xx: true }).code).toBe("INTERNAL_ERROR");
+      expect(own.output()).toMatch(/"msg":"start-up preparation failed[^"]*","kind":"connection-refused"/);
+      postgres = await startPostgres();
+      const deadline = Date.now() + 30_000;
+      let ready = 0;
+      while (Date.now() < deadline && ready !== 200) {
+        ready = (await sendRaw({ method: "GET", path: "/api/health/ready", headers: [] }, baseUrl, 10_000)).status;
+        if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(ready).toBe(200);
+      expect((await sendRaw(leadRequest(), baseUrl)).status).toBe(201);
+      const output = own.output();
+      expect(output).not.toContain(TEST_KEY);
+      expect(distinctive(personal).filter((value) => output.includes(value))).toEqual([]);
+      expect(stackTraceLines(output)).toEqual([]);
+    } finally {
+      await own.stop();
+    }
   }, 180_000);
 
   it("kept the key, personal data and stack traces out of its output", () => {

@@ -90,7 +90,7 @@ describe("text the database cannot store as sent (found by the fuzzing above)", 
         expect({ path, status: response.status, body: checkEnvelope(response) }).toEqual({
           path,
           status: 400,
-          body: { error: expect.any(String), code: "INVALID_INPUT", issues: [{ path, message: expect.any(String) }] },
+          body: { error: expect.any(String), code: "INVALID_INPUT", issues: [{ path, message: expect.any(String) }], requestId: expect.any(String) },
         });
       }
       expect(await rowCounts(db.sql)).toEqual(before);

@@ -63,7 +63,7 @@ async function expectInternalError(response: Awaited<ReturnType<typeof sendRaw>>
   const body = checkEnvelope(response, { allow5xx: true });
   expect(response.status).toBe(500);
   // Exactly the documented error: no message, SQL, constraint or trigger name from the database.
-  expect(body).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR" });
+  expect(body).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR", requestId: expect.any(String) });
 }
 
 describe("the production server under attack", () => {

@@ -90,8 +90,8 @@ describe("/docs in Chromium", () => {
     expect(consoleErrors).toEqual([]);
   });
 
-  it("shows every operation path with its method and operationId (aliases are named in their operation, not as paths)", async () => {
-    expect(OPERATIONS).toHaveLength(4);
+  it("shows every operation and health check with its method and operationId (aliases are named in their operation, not as paths)", async () => {
+    expect(OPERATIONS).toHaveLength(6);
     for (const { method, path: p, operationId } of OPERATIONS) {
       const block = page.locator(".opblock", { has: page.locator(`.opblock-summary-path[data-path="${p}"]`) }).filter({
         has: page.locator(".opblock-summary-method", { hasText: new RegExp(`^${method}$`) }),

@@ -1,5 +1,7 @@
 import * as catchAll from "@/app/api/[[...path]]/route";
 import * as agentsAlias from "@/app/api/agents/route";
+import * as live from "@/app/api/health/live/route";
+import * as ready from "@/app/api/health/ready/route";
 import * as adsAlias from "@/app/api/leads/ads/route";
 import * as agents from "@/app/api/leads/agents/route";
 import * as leads from "@/app/api/leads/route";
@@ -19,6 +21,8 @@ const ROUTES: Record<string, RouteModule> = {
   "/api/sources": sourcesAlias,
   "/api/leads/agents": agents,
   "/api/agents": agentsAlias,
+  "/api/health/live": live,
+  "/api/health/ready": ready,
 };
 
 export interface ApiResponse<T = any> {

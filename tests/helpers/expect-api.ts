@@ -15,8 +15,10 @@ export function expectError(res: ApiResponse, status: number, code: string): voi
   expect(res.body.code).toBe(code);
   expect(typeof res.body.error).toBe("string");
   expect(res.body.error.length).toBeGreaterThan(0);
+  // The request's id, to quote to the operator: the same as the X-Request-Id header.
+  expect(res.body.requestId).toBe(res.headers.get("x-request-id"));
   if (code === "INVALID_INPUT") {
-    expect(Object.keys(res.body).sort()).toEqual(["code", "error", "issues"]);
+    expect(Object.keys(res.body).sort()).toEqual(["code", "error", "issues", "requestId"]);
     expect(res.body.issues.length).toBeGreaterThan(0);
     for (const issue of res.body.issues) {
       expect(Object.keys(issue).sort()).toEqual(["message", "path"]);
@@ -24,7 +26,7 @@ export function expectError(res: ApiResponse, status: number, code: string): voi
       expect(typeof issue.message).toBe("string");
     }
   } else {
-    expect(Object.keys(res.body).sort()).toEqual(["code", "error"]);
+    expect(Object.keys(res.body).sort()).toEqual(["code", "error", "requestId"]);
   }
 }
 

@@ -65,6 +65,7 @@ export const errorShape = z.strictObject({
   error: z.string().min(1),
   code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
   issues: z.array(issue).optional(),
+  requestId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
 });
 
 const sourceShape = z.strictObject({ id: z.string().startsWith("src_"), name: z.string(), type: z.enum(["ads", "other"]) });
@@ -155,6 +156,7 @@ export function checkEnvelope(response: RawResponse, { allow5xx = false } = {}):
   const parsed = errorShape.safeParse(body);
   if (!parsed.success) fail(`error body of the wrong shape: ${parsed.error.message}`);
   if (ERROR_STATUS[body.code as ErrorCode] !== response.status) fail(`code ${body.code} with status ${response.status}`);
+  if (body.requestId !== response.headers.get("x-request-id")) fail("requestId is not the X-Request-Id header");
   if ((body.code === "INVALID_INPUT") !== Array.isArray(body.issues)) fail("issues only and always on INVALID_INPUT");
   if (body.code === "INVALID_INPUT" && body.issues.length === 0) fail("INVALID_INPUT without issues");
   const said = [body.error, ...(body.issues ?? []).map((i: { message: string }) => i.message)].join("\n");

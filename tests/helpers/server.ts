@@ -19,7 +19,7 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
   const group = await startProcessGroup(
     "node",
     ["scripts/start.mjs", "--no-build"],
-    { PORT: String(port), DATABASE_URL: databaseUrl, LEADS_API_KEY: TEST_KEY, ...env },
+    { PORT: String(port), DATABASE_URL: databaseUrl, LEADS_API_KEY: TEST_KEY, LEADS_ACCESS_LOG: "on", ...env },
     `${baseUrl}/api/leads/sources`,
   );
   return { baseUrl, output: group.output, stop: group.stop };

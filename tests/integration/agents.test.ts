@@ -117,7 +117,7 @@ describe("GET /api/leads/agents without the right key", () => {
     for (const key of ["wrong-key", "", null]) {
       const res = await call("GET", path, { key });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: expect.any(String), code: "UNAUTHORIZED" });
+      expect(res.body).toEqual({ error: expect.any(String), code: "UNAUTHORIZED", requestId: expect.any(String) });
       expect(res.headers.get("cache-control")).toBe("no-store");
     }
   });
@@ -128,7 +128,7 @@ describe("GET /api/leads/agents without the right key", () => {
     try {
       const res = await call("GET", path);
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED" });
+      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED", requestId: expect.any(String) });
       expect(res.headers.get("cache-control")).toBe("no-store");
     } finally {
       process.env.LEADS_API_KEY = key;

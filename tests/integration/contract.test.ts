@@ -2,6 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/api/body";
+import { database } from "@/lib/db/client";
+import { DEFAULT_POOL_SIZE } from "@/lib/db/connect";
 import { call, TEST_KEY, type ApiResponse, type CallOptions } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { contractViolations, openApiDocument } from "../helpers/openapi";
@@ -23,7 +25,8 @@ async function send(method: string, path: string, options: CallOptions = {}): Pr
   const res = await call(method, path, options);
   const key = `${method.toLowerCase()} ${new URL(path, "http://x").pathname}`;
   if (!seen.has(key)) seen.set(key, new Set());
-  seen.get(key)!.add(res.status < 400 ? String(res.status) : res.body.code);
+  // An error's code, or a health check's status ("unavailable").
+  seen.get(key)!.add(res.status < 400 ? String(res.status) : (res.body.code ?? res.body.status));
   expect(contractViolations(method, path, res)).toEqual([]);
   return res;
 }
@@ -199,6 +202,23 @@ describe("contract: paths and methods outside the document", () => {
       const res = await expectCode(send(method, path), 405, "METHOD_NOT_ALLOWED");
       expect(res.headers.get("allow")).toBeTruthy();
     }
+  });
+});
+
+describe("contract: health checks", () => {
+  it("answers liveness 200 and readiness 200, or 503 when the database does not answer in time", async () => {
+    expect((await send("GET", "/api/health/live", { key: null })).body).toEqual({ status: "ok" });
+    expect((await send("GET", "/api/health/ready", { key: null })).body).toEqual({ status: "ok" });
+    // Every pooled connection busy for longer than readiness waits: the database does not answer in time.
+    const busy = Promise.all(Array.from({ length: DEFAULT_POOL_SIZE }, () => database().$queryRaw`SELECT 1 AS slept FROM pg_sleep(4)`));
+    const sleeping = async () =>
+      (await db.sql.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT 1 AS slept FROM pg_sleep(4)%'")).rows[0].n;
+    while ((await sleeping()) < DEFAULT_POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    expect((await send("GET", "/api/health/ready", { key: null })).status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await busy;
+    expect((await send("GET", "/api/health/ready", { key: null })).status).toBe(200);
   });
 });
 

@@ -1,10 +1,9 @@
-import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as postRoute } from "@/app/api/leads/route";
 import { MAX_BODY_BYTES } from "@/lib/api/body";
 import { createLead } from "@/lib/leads/create-lead";
 import { createLeadBody } from "@/lib/leads/schemas";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { createDatabaseClient } from "@/lib/db/connect";
 import { call, post, TEST_KEY, type ApiResponse } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { expectError, expectNoWrites } from "../helpers/expect-api";
@@ -745,7 +744,7 @@ function describeFailure(error: unknown): string {
 
 describe("concurrency", () => {
   it("40 concurrent creations naming one new source through two independent clients make one source and 40 leads", async () => {
-    const clients = [0, 1].map(() => new PrismaClient({ adapter: new PrismaPg({ connectionString: db.url }) }));
+    const clients = [0, 1].map(() => createDatabaseClient(db.url));
     try {
       const variants = [
         "Johor Bahru Property Fair",

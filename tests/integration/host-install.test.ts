@@ -2,12 +2,11 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, readMigrations } from "@/lib/db/migrate";
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { createDatabaseClient, type Db } from "@/lib/db/connect";
 import { createLead } from "@/lib/leads/create-lead";
 import { listLeads } from "@/lib/leads/list-leads";
 import { createLeadBody } from "@/lib/leads/schemas";
 import { ensureConfiguredSources, listSources } from "@/lib/leads/sources";
-import { hostClient } from "../helpers/dashboards";
 import { adminQuery, type TestDatabase } from "../helpers/db";
 import {
   HOST,
@@ -27,12 +26,12 @@ import {
  */
 
 let db: TestDatabase;
-let processes: PrismaClient[];
+let processes: Db[];
 
 beforeAll(async () => {
   db = await createHostDatabase("normal");
-  // Two server processes: two clients, each with its own pool.
-  processes = [hostClient(db.url), hostClient(db.url)];
+  // Two server processes: two clients from the service's own factory, each with its own pool.
+  processes = [createDatabaseClient(db.url, 2), createDatabaseClient(db.url, 2)];
 });
 afterAll(async () => {
   await Promise.all(processes.map((p) => p.$disconnect()));
@@ -91,7 +90,7 @@ describe("several server processes against one existing host database", () => {
       GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
     const url = db.url.replace(/\/\/[^@]*@/, `//${role}:app@`);
     expect(await migrate(url)).toEqual([]);
-    const app = hostClient(url);
+    const app = createDatabaseClient(url, 2);
     try {
       await ensureConfiguredSources(app);
       const lead = await createLead(

@@ -405,7 +405,7 @@ describe("query validation", () => {
     const res = await call("GET", `/api/leads${query}`);
     expect(res.status, res.text).toBe(400);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(keysOf(res.body)).toEqual(["code", "error", "issues"]);
+    expect(keysOf(res.body)).toEqual(["code", "error", "issues", "requestId"]);
     expect(res.body.code).toBe("INVALID_INPUT");
     expect(typeof res.body.error).toBe("string");
     for (const issue of res.body.issues) {
@@ -454,7 +454,7 @@ describe("authentication", () => {
       for (const options of [{ key: "wrong-key" }, { key: "test-key-0123456789x" }, { key: null }, { headers: { authorization: "test-key-0123456789" } }]) {
         const res = await call("GET", `/api/leads${query}`, options);
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ error: expect.any(String), code: "UNAUTHORIZED" });
+        expect(res.body).toEqual({ error: expect.any(String), code: "UNAUTHORIZED", requestId: expect.any(String) });
         expect(res.headers.get("cache-control")).toBe("no-store");
       }
     }
@@ -471,7 +471,7 @@ describe("authentication", () => {
     try {
       const res = await call("GET", "/api/leads");
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED" });
+      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED", requestId: expect.any(String) });
       expect(res.headers.get("cache-control")).toBe("no-store");
     } finally {
       process.env.LEADS_API_KEY = key;

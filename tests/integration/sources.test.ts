@@ -123,7 +123,7 @@ describe("GET /api/leads/sources without the right key", () => {
     for (const options of [{ key: "wrong-key" }, { key: null }, { headers: { authorization: "Basic dGVzdC1rZXk=" } }]) {
       const res = await call("GET", path, options);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: expect.any(String), code: "UNAUTHORIZED" });
+      expect(res.body).toEqual({ error: expect.any(String), code: "UNAUTHORIZED", requestId: expect.any(String) });
       expect(res.headers.get("cache-control")).toBe("no-store");
     }
     expect(await rowCounts(db.sql)).toEqual(counts);
@@ -135,7 +135,7 @@ describe("GET /api/leads/sources without the right key", () => {
     try {
       const res = await call("GET", path);
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED" });
+      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED", requestId: expect.any(String) });
       expect(res.headers.get("cache-control")).toBe("no-store");
     } finally {
       process.env.LEADS_API_KEY = key;

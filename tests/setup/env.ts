@@ -1,2 +1,5 @@
 // Every test file starts with a configured key; tests about a missing key unset it.
 process.env.LEADS_API_KEY = "test-key-0123456789";
+// In-process route calls would print one access log line each; servers started by
+// tests/helpers/server.ts turn it back on (their output is captured, not printed).
+process.env.LEADS_ACCESS_LOG = "off";

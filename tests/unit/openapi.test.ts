@@ -22,6 +22,9 @@ const OPERATIONS = [
   { method: "get", path: "/api/leads", aliases: [] },
 ] as const;
 
+/** Public health checks (README, "Operating the service"), outside the contract's operations. */
+const HEALTH = ["/api/health/live", "/api/health/ready"];
+
 /** Spec "Errors", per operation (plus 404/405 of decisions.md 11 and the body limit's 413). */
 const EXPECTED_CODES: Record<string, ErrorCode[]> = {
   "get /api/leads/sources": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED"],
@@ -143,8 +146,8 @@ describe("OpenAPI document: generation", () => {
 });
 
 describe("OpenAPI document: operations", () => {
-  it("has exactly the four operations, with distinct operationIds and no /v1 prefix", () => {
-    const expected = OPERATIONS.map((op) => `${op.method} ${op.path}`).sort();
+  it("has exactly the four operations and the two health checks, with distinct operationIds and no /v1 prefix", () => {
+    const expected = [...OPERATIONS.map((op) => `${op.method} ${op.path}`), ...HEALTH.map((p) => `get ${p}`)].sort();
     const documented = Object.entries<Json>(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m} ${p}`));
     expect(documented.sort()).toEqual(expected);
     const ids = documented.map((key) => {
@@ -323,6 +326,21 @@ describe("OpenAPI document: operations", () => {
     });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     for (const { operation } of operationsWithAliases()) expect(operation.security).toBeUndefined();
+  });
+
+  it("documents the health checks as public, with X-Request-Id and no-store on every answer", () => {
+    expect(doc.components.headers["X-Request-Id"]).toMatchObject({ required: true });
+    for (const p of HEALTH) {
+      const operation = doc.paths[p].get;
+      expect(operation.security, p).toEqual([]);
+      for (const response of Object.values<Json>(operation.responses).map(resolve)) {
+        expect(response.headers, p).toMatchObject({
+          "Cache-Control": { $ref: "#/components/headers/Cache-Control" },
+          "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
+        });
+      }
+    }
+    expect(Object.keys(doc.paths["/api/health/ready"].get.responses)).toEqual(["200", "404", "405", "503"]);
   });
 });
 

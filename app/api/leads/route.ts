@@ -109,10 +109,10 @@ import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
   GET: apiRoute(async (request) => {
     const query = parseQuery(listLeadsQuery, request);
-    return json(await listLeads(await database(), query));
+    return json(await listLeads(database(), query));
   }),
   POST: apiRoute(async (request) => {
     const input = parseInput(createLeadBody, await readJsonBody(request), "lead");
-    return json({ lead: await createLead(await database(), input) }, 201);
+    return json({ lead: await createLead(database(), input) }, 201);
   }),
 });

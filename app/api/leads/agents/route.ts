@@ -32,5 +32,5 @@ import { listAgents } from "@/lib/leads/agents";
  *     x-errors: [UNAUTHORIZED, INTERNAL_ERROR, API_NOT_CONFIGURED]
  */
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
-  GET: apiRoute(async () => json({ agents: await listAgents(await database()) })),
+  GET: apiRoute(async () => json({ agents: await listAgents(database()) })),
 });

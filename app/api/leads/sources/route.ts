@@ -29,5 +29,5 @@ import { listSources } from "@/lib/leads/sources";
  *     x-errors: [UNAUTHORIZED, INTERNAL_ERROR, API_NOT_CONFIGURED]
  */
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
-  GET: apiRoute(async () => json(await listSources(await database()))),
+  GET: apiRoute(async () => json(await listSources(database()))),
 });

@@ -1,9 +1,9 @@
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { migrate } from "@/lib/db/migrate";
+import type { Db } from "@/lib/db/connect";
 import { ensureConfiguredSources } from "@/lib/leads/sources";
-import { migrate } from "./migrate";
 
 /** What a database needs before the service uses it: pending migrations, then the configured default sources. */
-export async function prepareDatabase(db: PrismaClient, connectionString: string): Promise<void> {
+export async function prepareDatabase(db: Db, connectionString: string): Promise<void> {
   await migrate(connectionString);
   await ensureConfiguredSources(db);
 }

@@ -1,0 +1,13 @@
+/**
+ * Next.js runs register() once per server process before it serves any request
+ * (https://nextjs.org/docs/app/guides/instrumentation): tracing first, when configured,
+ * so the start-up work is traced too; then the start-up work itself (migrations and
+ * configured sources, lib/startup/service.ts), so a host running its own `next start`
+ * needs no separate step. Modules are loaded only in the Node.js runtime, and the
+ * OpenTelemetry SDK only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+ */
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) (await import("./lib/tracing")).registerTracing();
+  await (await import("./lib/startup/service")).startService();
+}

@@ -1,0 +1,50 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { recoveringPlanChanges, StatementNames } from "./statements";
+
+export type Db = PrismaClient;
+
+/**
+ * How long a query waits for a pooled connection (or for a new one to open) before it
+ * fails as `pool-timeout` / `connect-timeout`. Reads and writes wait the same: the
+ * listing's transaction waits for its connection a little longer than the pool does,
+ * so the pool's own limit decides for both (it used to be Prisma's 2 s for reads and
+ * 5 s for writes: 630 of 956 deep-offset GETs failed while POSTs still waited).
+ */
+export const POOL_WAIT_MS = 5_000;
+/** The server cancels a statement after this (`statement-timeout`), a host lock included. */
+export const STATEMENT_TIMEOUT_MS = 15_000;
+/**
+ * A database that stops answering (frozen, cut off by the network) cannot enforce
+ * statement_timeout: without a client-side limit a query on a pooled connection
+ * waited forever. Just above the server's limit, so a live database's own cancel wins.
+ */
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1_000;
+/** Connections per process unless DATABASE_POOL_SIZE says otherwise. */
+export const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * The one way this project opens the service's database: the server process
+ * (lib/db/client.ts), the scripts and the tests. Pool limits and timeouts as above;
+ * named prepared statements that recover from host DDL (lib/db/statements.ts).
+ */
+export function createDatabaseClient(connectionString: string, poolSize = DEFAULT_POOL_SIZE): Db {
+  const names = new StatementNames();
+  const adapter = new PrismaPg(
+    {
+      connectionString,
+      max: poolSize,
+      connectionTimeoutMillis: POOL_WAIT_MS,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+    },
+    { statementNameGenerator: names.nameOf },
+  );
+  return new PrismaClient({
+    adapter: recoveringPlanChanges(adapter, names),
+    // Prisma's defaults (2 s to start, 5 s to finish) made reads fail sooner than writes under
+    // the same load or host lock; with these, the pool and the statement timeout decide for both.
+    transactionOptions: { maxWait: POOL_WAIT_MS + 1_000, timeout: QUERY_TIMEOUT_MS + 1_000 },
+  });
+}

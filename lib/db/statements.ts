@@ -1,0 +1,146 @@
+import { createHash } from "node:crypto";
+import type {
+  IsolationLevel,
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  SqlQuery,
+  SqlQueryable,
+  SqlResultSet,
+  Transaction,
+} from "@prisma/driver-adapter-utils";
+
+/**
+ * Named prepared statements, and their recovery after the host changes a table.
+ *
+ * Named statements are parsed and planned once per connection, as Prisma's own engine
+ * did: about half the database's work for the creation statement. But a statement
+ * prepared before `ALTER TABLE referrals ALTER COLUMN remark TYPE varchar(600)` fails
+ * on that connection with 0A000 "cached plan must not change result type", every time:
+ * PostgreSQL re-plans a cached statement by itself after DDL, except when its result
+ * columns change type. So on the first 0A000 the names move to a new generation: every
+ * connection prepares each statement afresh under its new name on its next use, and a
+ * statement outside a transaction is retried once at once (it failed before running, so
+ * it did nothing). A transaction cannot continue after a failed statement: its request
+ * fails, and the next one uses the new names. The old statements stay prepared on their
+ * connections (a few KB each) until the connection closes.
+ */
+export class StatementNames {
+  private generation = 0;
+
+  /** The name follows the SQL text, so each distinct statement has its own. */
+  readonly nameOf = ({ sql }: SqlQuery): string =>
+    `lead_intake_${this.generation}_${createHash("sha1").update(sql).digest("base64url")}`;
+
+  /** Moves to new names, once per failed generation even when many queries fail together. */
+  renew(failedGeneration: number): void {
+    if (failedGeneration === this.generation) this.generation++;
+  }
+
+  get current(): number {
+    return this.generation;
+  }
+}
+
+/** PostgreSQL's 0A000 as the pg adapter reports it (a DriverAdapterError of kind "postgres"). */
+function planChanged(error: unknown): boolean {
+  const cause = (error as { cause?: { kind?: unknown; code?: unknown } } | null)?.cause;
+  return cause?.kind === "postgres" && cause.code === "0A000";
+}
+
+type Run = "queryRaw" | "executeRaw";
+
+/** Runs one query; on 0A000 renews the names, then retries once (`retry`) or rethrows. */
+async function recovering<R extends Run>(
+  target: SqlQueryable,
+  run: R,
+  query: SqlQuery,
+  names: StatementNames,
+  retry: boolean,
+): Promise<Awaited<ReturnType<SqlQueryable[R]>>> {
+  type Result = Awaited<ReturnType<SqlQueryable[R]>>;
+  const generation = names.current;
+  try {
+    return (await target[run](query)) as Result;
+  } catch (error) {
+    if (!planChanged(error)) throw error;
+    names.renew(generation);
+    if (!retry) throw error;
+    return (await target[run](query)) as Result;
+  }
+}
+
+/** The pg adapter factory, with the recovery above. */
+export function recoveringPlanChanges(inner: SqlDriverAdapterFactory, names: StatementNames): SqlDriverAdapterFactory {
+  return {
+    provider: inner.provider,
+    adapterName: inner.adapterName,
+    connect: async () => new RecoveringAdapter(await inner.connect(), names),
+  };
+}
+
+class RecoveringAdapter implements SqlDriverAdapter {
+  readonly provider: SqlDriverAdapter["provider"];
+  readonly adapterName: string;
+  readonly getConnectionInfo: SqlDriverAdapter["getConnectionInfo"];
+
+  constructor(
+    private readonly inner: SqlDriverAdapter,
+    private readonly names: StatementNames,
+  ) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+    this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
+  }
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return recovering(this.inner, "queryRaw", query, this.names, true);
+  }
+
+  executeRaw(query: SqlQuery): Promise<number> {
+    return recovering(this.inner, "executeRaw", query, this.names, true);
+  }
+
+  executeScript(script: string): Promise<void> {
+    return this.inner.executeScript(script);
+  }
+
+  async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+    return new RenewingTransaction(await this.inner.startTransaction(isolationLevel), this.names);
+  }
+
+  dispose(): Promise<void> {
+    return this.inner.dispose();
+  }
+}
+
+/** Inside a transaction: renews the names on 0A000 but never retries (the transaction is aborted). */
+class RenewingTransaction implements Transaction {
+  readonly provider: Transaction["provider"];
+  readonly adapterName: string;
+  readonly options: Transaction["options"];
+
+  constructor(
+    private readonly inner: Transaction,
+    private readonly names: StatementNames,
+  ) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+    this.options = inner.options;
+  }
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return recovering(this.inner, "queryRaw", query, this.names, false);
+  }
+
+  executeRaw(query: SqlQuery): Promise<number> {
+    return recovering(this.inner, "executeRaw", query, this.names, false);
+  }
+
+  commit(): Promise<void> {
+    return this.inner.commit();
+  }
+
+  rollback(): Promise<void> {
+    return this.inner.rollback();
+  }
+}

@@ -1,0 +1,90 @@
+import { database } from "@/lib/db/client";
+import { classifyFailure } from "@/lib/db/failures";
+import { prepareDatabase } from "./prepare";
+
+/**
+ * The server process's start-up work: pending migrations and the configured default
+ * sources, once per process. instrumentation.ts runs it before Next serves the first
+ * request. When the database is down then, the process starts anyway (liveness 200,
+ * readiness 503) and the work is tried again by the next request or readiness check,
+ * one attempt at a time, until it succeeds; a failed attempt is not remembered.
+ */
+interface StartupState {
+  prepared: boolean;
+  attempt?: Promise<void>;
+  probe?: Promise<boolean>;
+}
+
+// On globalThis: instrumentation.ts and the route handlers are separate bundles.
+const globalForStartup = globalThis as typeof globalThis & { leadIntakeStartup?: StartupState };
+const state = (globalForStartup.leadIntakeStartup ??= { prepared: false });
+
+export function servicePrepared(): boolean {
+  return state.prepared;
+}
+
+/** Resolves once the start-up work has been done in this process; rejects when this attempt failed. */
+export function prepareService(): Promise<void> {
+  if (state.prepared) return Promise.resolve();
+  state.attempt ??= prepareDatabase(database(), process.env.DATABASE_URL as string).then(
+    () => {
+      state.prepared = true;
+    },
+    (error: unknown) => {
+      state.attempt = undefined;
+      throw error;
+    },
+  );
+  return state.attempt;
+}
+
+/** For instrumentation.ts: one attempt; a failure is logged (by kind only) instead of stopping the server. */
+export async function startService(): Promise<void> {
+  try {
+    await prepareService();
+  } catch (error) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "start-up preparation failed; retried by the next request or readiness check",
+        ...classifyFailure(error),
+      }),
+    );
+  }
+}
+
+/**
+ * Readiness answers within 2 s (README, "Operating the service"); a database that is
+ * frozen or unreachable does not answer at all, so the check stops waiting after this.
+ */
+const READINESS_WAIT_MS = 1_500;
+
+/**
+ * True when the start-up work is done and the database answers a trivial query within
+ * READINESS_WAIT_MS. One probe at a time: checks arriving while it runs share it, so a
+ * frozen database holds at most one pooled connection for readiness.
+ */
+export async function checkReadiness(): Promise<boolean> {
+  state.probe ??= probeDatabase().finally(() => {
+    state.probe = undefined;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<false>((resolve) => {
+    timer = setTimeout(resolve, READINESS_WAIT_MS, false);
+  });
+  try {
+    return await Promise.race([state.probe, gaveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function probeDatabase(): Promise<boolean> {
+  try {
+    await prepareService();
+    await database().$queryRaw`SELECT 1`;
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,42 @@
+import type { Context } from "@opentelemetry/api";
+import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { PrismaInstrumentation } from "@prisma/instrumentation";
+import { registerOTel } from "@vercel/otel";
+
+/**
+ * OpenTelemetry for the server process (README, "Tracing"): Next's own request and
+ * route spans, with Prisma's query spans below them, exported over OTLP/HTTP to
+ * OTEL_EXPORTER_OTLP_ENDPOINT (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf or
+ * http/json). An incoming W3C `traceparent` continues the caller's trace. The wrapper
+ * adds the request id and error code to the route span (lib/api/route.ts); Prisma's
+ * spans carry SQL with placeholders, never values.
+ */
+export function registerTracing(): void {
+  registerOTel({
+    serviceName: process.env.OTEL_SERVICE_NAME ?? "lead-intake-service",
+    instrumentations: [new PrismaInstrumentation()],
+    spanProcessors: ["auto", new WithoutQueryString()],
+  });
+}
+
+/**
+ * Next puts the request target, query string included, on its request span; a query
+ * string may hold a misplaced key, so spans keep only the path (as the access log does).
+ */
+class WithoutQueryString implements SpanProcessor {
+  onStart(span: Span, _context: Context): void {
+    const target = span.attributes["http.target"];
+    const query = typeof target === "string" ? target.indexOf("?") : -1;
+    if (query >= 0) span.setAttribute("http.target", (target as string).slice(0, query));
+  }
+
+  onEnd(_span: ReadableSpan): void {}
+
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,50 @@
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readMigrations } from "@/lib/db/migrate";
+import { readConfiguredSources } from "@/lib/leads/sources";
+import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
+import { call } from "../helpers/api";
+import type { TestDatabase } from "../helpers/db";
+import { createEmptyDatabase } from "../helpers/host-install";
+
+/**
+ * A host that runs `next start` itself, without the launcher (and so without
+ * scripts/prepare-db.ts): instrumentation.ts applies the migrations and creates the
+ * configured sources before the first request is served.
+ */
+let db: TestDatabase;
+let server: ProcessGroup;
+let baseUrl: string;
+
+beforeAll(async () => {
+  db = await createEmptyDatabase();
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  server = await startProcessGroup(
+    process.execPath,
+    [fileURLToPath(import.meta.resolve("next/dist/bin/next")), "start", "-p", String(port)],
+    { DATABASE_URL: db.url, LEADS_ACCESS_LOG: "on" },
+    // Liveness touches neither the database nor the start-up work.
+    `${baseUrl}/api/health/live`,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await db.sql.end();
+});
+
+describe("a host's own `next start` on an empty database", () => {
+  it("applied every migration and created the configured sources before serving a data request", async () => {
+    // Nothing but liveness has been asked yet: the work was done at start, not by a request.
+    const { rows } = await db.sql.query<{ migration_name: string }>(
+      `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
+    );
+    expect(rows.map((r) => r.migration_name)).toEqual((await readMigrations()).map((m) => m.name));
+    const { rows: sources } = await db.sql.query("SELECT name FROM customers WHERE kind = 'source'");
+    expect(sources.length).toBe(readConfiguredSources().length);
+    const res = await call("GET", "/api/leads/sources", { baseUrl });
+    expect(res.body.sources.map((s: { name: string }) => s.name).sort()).toEqual(readConfiguredSources().map((s) => s.name).sort());
+    expect((await call("GET", "/api/health/ready", { baseUrl, key: null })).status).toBe(200);
+  });
+});

@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_KEY } from "../helpers/api";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { startServer, type RunningServer } from "../helpers/server";
+
+/**
+ * Tracing (issue 15): the production server with OTEL_EXPORTER_OTLP_ENDPOINT pointed at
+ * a small OTLP/HTTP (JSON) receiver in this test. The spans of a POST continue the
+ * caller's traceparent, include the route span with the request id and error code and
+ * Prisma's database spans, and carry no key and no personal data.
+ */
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes?: { key: string; value: Record<string, unknown> }[];
+}
+
+let db: TestDatabase;
+let server: RunningServer;
+let receiver: Server;
+const exports: string[] = [];
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      if (req.url === "/v1/traces") exports.push(body);
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const { port } = receiver.address() as AddressInfo;
+  db = await createTestDatabase({ use: false });
+  server = await startServer(db.url, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_BSP_SCHEDULE_DELAY: "100",
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await new Promise((resolve) => receiver.close(resolve));
+  await db.sql.end();
+});
+
+function spans(): Span[] {
+  return exports.flatMap((body) =>
+    (JSON.parse(body).resourceSpans ?? []).flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans as Span[])),
+  );
+}
+
+async function spansOf(traceId: string, until: (found: Span[]) => boolean): Promise<Span[]> {
+  const deadline = Date.now() + 15_000;
+  let found: Span[] = [];
+  while (Date.now() < deadline) {
+    found = spans().filter((s) => s.traceId === traceId);
+    if (until(found)) return found;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return found;
+}
+
+const attribute = (span: Span, key: string) => {
+  const value = span.attributes?.find((a) => a.key === key)?.value;
+  return value && Object.values(value)[0];
+};
+
+async function post(body: unknown, traceId: string, parentId: string, requestId: string): Promise<Response> {
+  return fetch(`${server.baseUrl}/api/leads`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${TEST_KEY}`,
+      "content-type": "application/json",
+      traceparent: `00-${traceId}-${parentId}-01`,
+      "x-request-id": requestId,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe("tracing over OTLP/HTTP", () => {
+  it("exports the spans of a POST: the caller's trace, the route span with the request id, database spans, no PII", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const parentId = randomBytes(8).toString("hex");
+    const lead = { leadName: "Traced Lead Kusumawati", leadMobileNumber: "017-246 8135", leadAddress: "9 Jalan Jejak", referrer: "Trace Expo" };
+    const response = await post(lead, traceId, parentId, "traced-post-1");
+    expect(response.status).toBe(201);
+
+    const found = await spansOf(traceId, (s) => s.some((x) => x.name.startsWith("prisma:")) && s.some((x) => attribute(x, "lead_intake.request_id")));
+    // The caller's traceparent is honoured: the server's root span is a child of the caller's span.
+    expect(found.some((s) => s.parentSpanId === parentId)).toBe(true);
+    const routeSpans = found.filter((s) => attribute(s, "lead_intake.request_id") === "traced-post-1");
+    expect(routeSpans.length).toBeGreaterThan(0);
+    expect(routeSpans.some((s) => attribute(s, "lead_intake.error_code") !== undefined)).toBe(false);
+    const queries = found.filter((s) => s.name.startsWith("prisma:") && attribute(s, "db.query.text"));
+    expect(queries.length, found.map((s) => s.name).join()).toBeGreaterThan(0);
+    // Every span belongs to the one trace, and none holds the key or the lead's personal data.
+    const text = JSON.stringify(found);
+    for (const secret of [TEST_KEY, lead.leadName, lead.leadMobileNumber, "2468135", lead.leadAddress]) expect(text).not.toContain(secret);
+  });
+
+  it("puts the error code on the route span of a refused POST", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const response = await post({ leadName: "Refused Trace", leadMobileNumber: "0123456789", referrer: "Trace Expo", assignedAgentId: "nobody-here" }, traceId, randomBytes(8).toString("hex"), "traced-post-2");
+    expect(response.status).toBe(422);
+    const found = await spansOf(traceId, (s) => s.some((x) => attribute(x, "lead_intake.error_code")));
+    expect(found.filter((s) => attribute(s, "lead_intake.error_code") === "INVALID_AGENT").map((s) => attribute(s, "lead_intake.request_id"))).toEqual([
+      "traced-post-2",
+    ]);
+    expect(JSON.stringify(found)).not.toContain("Refused Trace");
+  });
+
+  it("keeps the query string (a misplaced key) out of the spans of a GET", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const response = await fetch(`${server.baseUrl}/api/leads?referrer=Trace%20Expo&api_key=${TEST_KEY}`, {
+      headers: { authorization: `Bearer ${TEST_KEY}`, traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+    });
+    expect(response.status).toBe(400);
+    const found = await spansOf(traceId, (s) => s.some((x) => attribute(x, "http.target")));
+    expect(found.filter((s) => attribute(s, "http.target")).map((s) => attribute(s, "http.target"))).toEqual(["/api/leads"]);
+    expect(JSON.stringify(found)).not.toContain(TEST_KEY);
+  });
+});
