@@ -4,6 +4,7 @@ import { authenticate, type MatchedKey } from "./auth";
 import { ApiError, type ErrorCode } from "./errors";
 import { logAccess, logFailure } from "./log";
 import { requestIdOf } from "./request-id";
+import { originalMethodHeader } from "./method-guard.json";
 import { errorResponse } from "./response";
 
 type Handler = (request: Request) => Promise<Response>;
@@ -38,6 +39,7 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
   const startedAt = performance.now();
   const requestId = requestIdOf(request);
   const path = new URL(request.url).pathname;
+  const method = methodOf(request);
   let key: MatchedKey | undefined;
   let code: ErrorCode | undefined;
   let response: Response;
@@ -50,7 +52,7 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
   } catch (error) {
     let refusal = INTERNAL;
     if (error instanceof ApiError) refusal = error;
-    else logFailure(requestId, request.method, path, error);
+    else logFailure(requestId, method, path, error);
     code = refusal.code;
     const headers = refusal instanceof MethodNotAllowed ? { Allow: refusal.allow } : CLOSES_CONNECTION.has(code) ? CLOSE : undefined;
     response = errorResponse(refusal, requestId, headers);
@@ -61,8 +63,13 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     span.setAttribute("lead_intake.request_id", requestId);
     if (code) span.setAttribute("lead_intake.error_code", code);
   }
-  logAccess({ requestId, method: request.method, path, status: response.status, code, startedAt, key });
+  logAccess({ requestId, method, path, status: response.status, code, startedAt, key });
   return response;
+}
+
+/** The method as sent: scripts/method-guard.mjs hands methods Next cannot route to the routes as PATCH. */
+function methodOf(request: Request): string {
+  return request.headers.get(originalMethodHeader) ?? request.method;
 }
 
 /** A data operation: needs the key, and the start-up work done (lib/startup/service.ts). */
@@ -94,7 +101,7 @@ export function routeMethods(handlers: Partial<Methods>): Methods {
   return everyMethod(
     handlers,
     publicRoute(async (request) => {
-      throw new MethodNotAllowed(request.method, allow);
+      throw new MethodNotAllowed(methodOf(request), allow);
     }),
   );
 }

@@ -11,7 +11,7 @@ import { requestSchemas, responseSchemas } from "./schemas";
  * each operation is the `@openapi` comment next to its route in app/api, and this
  * definition gives what the operations refer to: schemas and query parameters
  * from zod (lib/leads/schemas.ts, ./schemas.ts), examples (./examples.ts), the
- * integrators' guide (docs/api-guide.md). An operation's `x-errors` lists its error
+ * integrators' guide (lib/openapi/guide.md). An operation's `x-errors` lists its error
  * codes; each becomes its status's response, described from the error table
  * (lib/api/errors.ts). scripts/build-openapi.ts writes the result to public/openapi.json.
  */
@@ -93,7 +93,7 @@ function openApiDefinition(): Json {
     info: {
       title: "Lead Intake API",
       version: "1.1.0", // the contract version (spec "Versioning"); not part of any path
-      description: readFileSync("docs/api-guide.md", "utf8").replaceAll("{{MAX_BODY_BYTES}}", String(MAX_BODY_BYTES)),
+      description: readFileSync("lib/openapi/guide.md", "utf8").replaceAll("{{MAX_BODY_BYTES}}", String(MAX_BODY_BYTES)),
       // Placeholders for the host to fill in before publishing the document (README, "For integrators").
       contact: { name: "Host CRM administrator", email: "crm-admin@example.com" },
       license: { name: "Proprietary", url: "https://example.com/lead-intake/terms" },

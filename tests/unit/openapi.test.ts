@@ -270,7 +270,7 @@ describe("OpenAPI document: operations", () => {
     expect(error).toMatchObject({
       type: "object",
       properties: { code: { $ref: "#/components/schemas/ErrorCode" }, issues: { type: "array", items: { $ref: "#/components/schemas/Issue" } } },
-      required: ["error", "code"],
+      required: ["error", "code", "requestId"],
       additionalProperties: false,
       if: { type: "object", properties: { code: { enum: ["INVALID_INPUT"] } } },
       then: { required: ["issues"] },
