@@ -157,7 +157,7 @@ async function seedSourcesAndUsers(pool: pg.Pool): Promise<void> {
     [SOURCES - 4], // plus the 4 configured default sources
   );
   await pool.query(
-    `INSERT INTO lead_source_names (key, customer_id) SELECT lower(name), id FROM customers WHERE id LIKE 'src_bench_%'`,
+    `INSERT INTO lead_source_names (key, customer_id) SELECT lead_intake_source_key(name), id FROM customers WHERE id LIKE 'src_bench_%'`,
   );
   await pool.query(
     `INSERT INTO users (platform_id, name, access_levels)
