@@ -6,11 +6,12 @@ import { resolveAgent } from "./agents";
 import { newCustomerId } from "./ids";
 import { namedAccount } from "./referrer";
 import type { Agent, CreatedLead, CreateLeadInput } from "./schemas";
-import { insertSource, isUniqueViolation } from "./sources";
+import { findSource, insertSource, isSourceIdInOtherCase, isUniqueViolation } from "./sources";
 
 /**
  * POST /api/leads after validation. Checks in the spec's order: the referrer (422
- * INVALID_REFERRER), the agent (422 INVALID_AGENT), assignment storage (503). Then
+ * INVALID_REFERRER, also for a new source name that is a source id in another case),
+ * the agent (422 INVALID_AGENT), assignment storage (503). Then
  * the lead customer, the workflow record and its audit entry, and the new source
  * account if the referrer names one, are written in one SQL statement, so all of
  * them are saved or none. Not idempotent: every call creates a new lead.
@@ -22,6 +23,7 @@ export async function createLead(db: Db, input: CreateLeadInput): Promise<Create
   if (created) return created;
   // Nothing was written: the referrer names no existing account.
   if (typeof input.referrer !== "string") throw invalidReferrer();
+  if (await isSourceIdInOtherCase(db, input.referrer)) throw idInOtherCase();
   try {
     return saved(await insertLead(db, input, newSource(input.referrer), agent));
   } catch (error) {
@@ -42,6 +44,8 @@ async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string |
   if (typeof input.referrer !== "string") {
     const found = await db.$queryRaw<unknown[]>(namedAccount(input.referrer));
     if (!found.length) throw invalidReferrer();
+  } else if ((await isSourceIdInOtherCase(db, input.referrer)) && !(await findSource(db, input.referrer))) {
+    throw idInOtherCase();
   }
   const agent = await resolveAgent(db, agentId);
   if (!(await layoutOf(db)).assignment) {
@@ -52,6 +56,11 @@ async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string |
 
 function invalidReferrer(): ApiError {
   return new ApiError("INVALID_REFERRER", "referrer.customerId does not name an existing customer account");
+}
+
+/** A new source name that is an existing source id in another case would shadow that id (README "Decisions"). */
+function idInOtherCase(): ApiError {
+  return new ApiError("INVALID_REFERRER", "referrer differs from an existing source id only in case; source ids are case-sensitive");
 }
 
 /** The `referrer` of a lead whose source is new (a cleaned name): its account and name key are inserted with the lead. */
