@@ -31,18 +31,20 @@ export async function listLeads(
   db: Db,
   { referrer, limit, offset }: ListLeadsInput,
 ): Promise<{ leads: ListedLead[]; pagination: Pagination }> {
-  let sourceIds: string[];
   let bySource: Prisma.Sql;
+  let counted: Prisma.Sql;
   if (referrer !== undefined) {
     const source = await findSource(db, referrer);
     if (!source) return { leads: [], pagination: { total: 0, limit, offset, hasMore: false } };
-    sourceIds = [source.id];
     // Equality, not ANY of one id: with ANY, PostgreSQL walked the primary key backwards past
     // 200 other sources' records per match (7 ms at 1M leads) instead of this source's index entries (1 ms).
     bySource = Prisma.sql`referrer_customer_id = ${source.id}`;
+    counted = Prisma.sql`customer_id = ${source.id}`;
   } else {
-    sourceIds = await allSourceIds(db);
-    bySource = Prisma.sql`referrer_customer_id = ANY(${sourceIds}::text[])`;
+    // Every source's records, without reading the list of sources: each record's referrer is checked by its
+    // primary key (PostgreSQL memoizes the few distinct referrers of a page), whatever the number of sources.
+    bySource = Prisma.sql`EXISTS (SELECT 1 FROM customers s WHERE s.id = referrals.referrer_customer_id AND s.kind = 'source')`;
+    counted = Prisma.sql`EXISTS (SELECT 1 FROM customers s WHERE s.id = lead_referrer_counts.customer_id AND s.kind = 'source')`;
   }
   const { assignment } = await layoutOf(db);
   const agentPlatformId = assignment
@@ -52,8 +54,12 @@ export async function listLeads(
   // Page and total from one snapshot. Read apart, a lead inserted between the two
   // statements can leave total short of what the page saw: hasMore false while older
   // leads remain, and a caller paging as the spec says (rule 5) would miss them.
-  const [rows, counted] = await db.$transaction(
+  const [, rows, totals] = await db.$transaction(
     [
+      // PostgreSQL cannot know that nearly every referrer is a source: it expected to read half of a million
+      // records to find a page of them, and started parallel workers for it (10 to 44 ms at 1M leads, against
+      // 1 ms in one process). A page reads at most offset + limit index entries.
+      db.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
       // The page is picked from referrals alone by referrer id (a join to customers
       // makes PostgreSQL misjudge how many rows match, and sort the whole table).
       db.$queryRaw<LeadRow[]>`
@@ -68,24 +74,20 @@ export async function listLeads(
         ) r
         JOIN customers c ON c.id = r.referrer_customer_id
         ORDER BY r.id DESC`,
-      // Kept per referrer by a trigger (lead_referrer_counts): the same cost at any table size.
+      // Kept per referrer by a trigger (lead_referrer_counts): the same cost at any table size. Unfiltered, it
+      // sums one row per source with leads (and connection slot); see bench/sources-scale.ts for 100,000 sources.
       db.$queryRaw<{ total: number }[]>`
         SELECT coalesce(sum(total), 0)::int AS total
         FROM lead_referrer_counts
-        WHERE customer_id = ANY(${sourceIds}::text[])`,
+        WHERE ${counted}`,
     ],
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
   );
-  const total = counted[0].total;
+  const total = totals[0].total;
   return {
     leads: rows.map(toListedLead),
     pagination: { total, limit, offset, hasMore: offset + rows.length < total },
   };
-}
-
-async function allSourceIds(db: Db): Promise<string[]> {
-  const rows = await db.customer.findMany({ where: { kind: "source" }, select: { id: true } });
-  return rows.map((row) => row.id);
 }
 
 function toListedLead(row: LeadRow): ListedLead {
