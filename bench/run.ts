@@ -15,6 +15,7 @@ import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { renderChart } from "./chart";
 import { createLeadWithPg } from "./lead-transaction";
+import { measureSourcesScale } from "./sources-scale";
 
 const KEY = "bench-key";
 const CONNECTIONS = [1, 4, 16, 64];
@@ -248,6 +249,8 @@ async function main() {
     const sources = await load(`${service}/api/leads/sources`, 4, GET_SECONDS);
     const agents = await load(`${service}/api/leads/agents`, 4, GET_SECONDS);
     const rssEnd = serverRssMb(servers[0]);
+    console.log("Requests against the number of sources (200, then 100,000)...");
+    const sourcesScale = await measureSourcesScale(pool, service, KEY);
 
     const measuredAt = new Date().toISOString();
     const result = {
@@ -269,6 +272,7 @@ async function main() {
         postFloorCeilingAt16: round2(cpu[16].floor.machine / (cpu[16].floor.machine + cpu[16].service.database)),
       },
       cpuMsPerRequest: cpu,
+      sourcesScale,
       rssMb: { start: rssStart, end: rssEnd },
       durationSeconds: Math.round((Date.now() - started) / 1000),
     };
