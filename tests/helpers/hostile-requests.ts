@@ -176,10 +176,11 @@ export function expectForLead(value: unknown, world: World): Expected {
     const key = sourceKey(given);
     const byName = world.sourcesByKey.get(key);
     const cleaned = cleanSourceName(given);
-    // An exact source id first, then an id in another case, then a name (decisions.md 12).
+    // An exact source id first, then a name (decisions.md 12); a new name that is a source id in another case
+    // is refused (INVALID_REFERRER, README "Decisions").
     if (world.sourceIds.has(cleaned)) referrer = { customerId: cleaned, type: "source" };
-    else if (world.sourceIds.has(key)) referrer = { customerId: key, type: "source" };
     else if (byName) referrer = { customerId: byName.id, type: "source" };
+    else if (world.sourceIds.has(key)) referrer = null;
     else referrer = { type: "source", sourceKey: key, newName: cleaned };
   } else if (given !== null && typeof given === "object" && !Array.isArray(given)) {
     const object = given as Record<string, unknown>;
@@ -355,7 +356,7 @@ function pools(world: World, run: string): Pools {
   return {
     names: ["Aminah Binti Ali", "Tan Wei Ming", "Rajesh Kumar", "Siti Nur'aini", "O'Brien-Lee"].map((n) => `${n} ${run}`),
     sourceRefs: [
-      ...existing.flatMap((s) => [s.name, s.name.toUpperCase(), `  ${s.name.toLowerCase().replace(/ /g, "   ")} `, s.id]),
+      ...existing.flatMap((s) => [s.name, s.name.toUpperCase(), `  ${s.name.toLowerCase().replace(/ /g, "   ")} `, s.id, s.id.toUpperCase()]),
     ],
     // New names in case and spacing variants; a person's id as a string is a new source name too (rule 5).
     newSources: [
