@@ -1,7 +1,7 @@
 // Issue 12, point 4: the cost of a request against the number of source accounts. Times a POST naming a new
 // source, GET /api/leads?referrer=<unknown>, the unfiltered first page and GET /api/leads/sources at the
 // database's current number of sources (200 in the benchmark), then after adding source accounts up to 100,000
-// (as the host would, without name keys: the slowest look-up), and reports the ratios (target: at most 2 for
+// (as the host would, without name keys: the slowest look-up; each with one lead), and reports the ratios (target: at most 2 for
 // the POST and the unknown-source GET). Part of `npm run bench`; standalone:
 //   npx tsx bench/sources-scale.ts <service url> <database url> <key>
 import type pg from "pg";
@@ -59,15 +59,28 @@ async function measure(pool: pg.Pool, service: string, key: string, round: strin
   };
 }
 
-/** Source accounts the host added with its own SQL (no name keys), up to `total`; then VACUUM ANALYZE. */
+/**
+ * Source accounts the host added with its own SQL (no name keys), up to `total`, each with one lead (a source
+ * account is created by a lead's POST, so each has one): then VACUUM ANALYZE.
+ */
 async function addHostSources(pool: pg.Pool, total: number): Promise<void> {
   await pool.query(
-    `INSERT INTO customers (id, kind, name, source_type)
-     SELECT 'src_scale_' || g, 'source', 'Host Scale Source ' || g, CASE WHEN g % 2 = 0 THEN 'ads' ELSE 'other' END
-     FROM generate_series(1, $1::int - (SELECT count(*)::int FROM customers WHERE kind = 'source')) g`,
+    `WITH added AS (
+       INSERT INTO customers (id, kind, name, source_type)
+       SELECT 'src_scale_' || g, 'source', 'Host Scale Source ' || g, CASE WHEN g % 2 = 0 THEN 'ads' ELSE 'other' END
+       FROM generate_series(1, $1::int - (SELECT count(*)::int FROM customers WHERE kind = 'source')) g
+       RETURNING id
+     ),
+     persons AS (
+       INSERT INTO customers (id, kind, name, mobile_number)
+       SELECT 'cus_scale_' || substr(id, 11), 'person', 'Scale Lead', '60123456789' FROM added
+       RETURNING id
+     )
+     INSERT INTO referrals (referrer_customer_id, lead_customer_id, lead_name, mobile_number, status, created_at)
+     SELECT 'src_scale_' || substr(id, 11), id, 'Scale Lead', '60123456789', 'Pending', now() FROM persons`,
     [total],
   );
-  await pool.query("VACUUM (ANALYZE) customers, lead_source_names");
+  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_source_names, lead_referrer_counts");
 }
 
 export async function measureSourcesScale(
