@@ -144,10 +144,13 @@ async function fillTo(pool: pg.Pool, size: number): Promise<void> {
      DELETE FROM lead_referrer_counts;
      INSERT INTO lead_referrer_counts (customer_id, slot, total)
      SELECT referrer_customer_id, 0, count(*) FROM referrals GROUP BY referrer_customer_id;
+     DELETE FROM lead_source_lead_counts;
+     INSERT INTO lead_source_lead_counts (slot, total)
+     SELECT 0, count(*) FROM referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source';
      COMMIT`,
   );
   // Vacuumed as well, so the measurements do not share the cores with the autovacuum the bulk load triggers.
-  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_referrer_counts");
+  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts");
 }
 
 async function seedSourcesAndUsers(pool: pg.Pool): Promise<void> {

@@ -15,19 +15,19 @@ export async function listLeads(
   { referrer, limit, offset }: ListLeadsInput,
 ): Promise<{ leads: ListedLead[]; pagination: Pagination }> {
   let bySource: Prisma.Sql;
-  let counted: Prisma.Sql;
+  let totalSql: Prisma.Sql;
   if (referrer !== undefined) {
     const source = await findSource(db, referrer);
     if (!source) return { leads: [], pagination: { total: 0, limit, offset, hasMore: false } };
     // Equality, not ANY of one id: with ANY, PostgreSQL walked the primary key backwards past
     // 200 other sources' records per match (7 ms at 1M leads) instead of this source's index entries (1 ms).
     bySource = Prisma.sql`referrer_customer_id = ${source.id}`;
-    counted = Prisma.sql`customer_id = ${source.id}`;
+    totalSql = Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts WHERE customer_id = ${source.id}`;
   } else {
     // Every source's records, without reading the list of sources: each record's referrer is checked by its
     // primary key (PostgreSQL memoizes the few distinct referrers of a page), whatever the number of sources.
     bySource = Prisma.sql`EXISTS (SELECT 1 FROM customers s WHERE s.id = referrals.referrer_customer_id AND s.kind = 'source')`;
-    counted = Prisma.sql`EXISTS (SELECT 1 FROM customers s WHERE s.id = lead_referrer_counts.customer_id AND s.kind = 'source')`;
+    totalSql = Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`;
   }
   const layout = await layoutOf(db);
 
@@ -41,12 +41,9 @@ export async function listLeads(
       // 1 ms in one process). A page reads at most offset + limit index entries.
       db.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
       db.$queryRaw<LeadPageRow[]>(leadPageSql(layout, bySource, limit, offset)),
-      // Kept per referrer by a trigger (lead_referrer_counts): the same cost at any table size. Unfiltered, it
-      // sums one row per source with leads (and connection slot); see bench/sources-scale.ts for 100,000 sources.
-      db.$queryRaw<{ total: number }[]>`
-        SELECT coalesce(sum(total), 0)::int AS total
-        FROM lead_referrer_counts
-        WHERE ${counted}`,
+      // Kept by a trigger on referrals (per referrer, and for all sources): the same cost at any number of
+      // leads or sources.
+      db.$queryRaw<{ total: number }[]>(totalSql),
     ],
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
   );
