@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { existingReferrer, insertLeadStatement } from "@/lib/leads/create-lead";
+import { insertLeadStatement } from "@/lib/leads/lead-rows";
 import { newCustomerId } from "@/lib/leads/ids";
 import type { CreateLeadInput } from "@/lib/leads/schemas";
 
@@ -9,7 +9,7 @@ import type { CreateLeadInput } from "@/lib/leads/schemas";
  * The bare server and the database-limit run both use it.
  */
 export async function createLeadWithPg(pool: pg.Pool, input: CreateLeadInput): Promise<{ referralId: number }> {
-  const statement = insertLeadStatement(input, existingReferrer(input.referrer), null, newCustomerId("person"));
+  const statement = insertLeadStatement(input, { existing: input.referrer }, null, newCustomerId("person"));
   const { rows } = await pool.query<{ id: number }>(statement.text, statement.values);
   if (!rows.length) throw new Error("the benchmark's referrer has no account");
   return { referralId: rows[0].id };

@@ -15,6 +15,7 @@ import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { renderChart } from "./chart";
 import { createLeadWithPg } from "./lead-transaction";
+import { measureSourcesScale } from "./sources-scale";
 
 const KEY = "bench-key";
 const CONNECTIONS = [1, 4, 16, 64];
@@ -143,10 +144,13 @@ async function fillTo(pool: pg.Pool, size: number): Promise<void> {
      DELETE FROM lead_referrer_counts;
      INSERT INTO lead_referrer_counts (customer_id, slot, total)
      SELECT referrer_customer_id, 0, count(*) FROM referrals GROUP BY referrer_customer_id;
+     DELETE FROM lead_source_lead_counts;
+     INSERT INTO lead_source_lead_counts (slot, total)
+     SELECT 0, count(*) FROM referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source';
      COMMIT`,
   );
   // Vacuumed as well, so the measurements do not share the cores with the autovacuum the bulk load triggers.
-  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_referrer_counts");
+  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts");
 }
 
 async function seedSourcesAndUsers(pool: pg.Pool): Promise<void> {
@@ -157,7 +161,7 @@ async function seedSourcesAndUsers(pool: pg.Pool): Promise<void> {
     [SOURCES - 4], // plus the 4 configured default sources
   );
   await pool.query(
-    `INSERT INTO lead_source_names (key, customer_id) SELECT lower(name), id FROM customers WHERE id LIKE 'src_bench_%'`,
+    `INSERT INTO lead_source_names (key, customer_id) SELECT lead_intake_source_key(name), id FROM customers WHERE id LIKE 'src_bench_%'`,
   );
   await pool.query(
     `INSERT INTO users (platform_id, name, access_levels)
@@ -248,6 +252,8 @@ async function main() {
     const sources = await load(`${service}/api/leads/sources`, 4, GET_SECONDS);
     const agents = await load(`${service}/api/leads/agents`, 4, GET_SECONDS);
     const rssEnd = serverRssMb(servers[0]);
+    console.log("Requests against the number of sources (200, then 100,000)...");
+    const sourcesScale = await measureSourcesScale(pool, service, KEY);
 
     const measuredAt = new Date().toISOString();
     const result = {
@@ -269,6 +275,7 @@ async function main() {
         postFloorCeilingAt16: round2(cpu[16].floor.machine / (cpu[16].floor.machine + cpu[16].service.database)),
       },
       cpuMsPerRequest: cpu,
+      sourcesScale,
       rssMb: { start: rssStart, end: rssEnd },
       durationSeconds: Math.round((Date.now() - started) / 1000),
     };

@@ -17,6 +17,7 @@ import { layoutOf, type Layout } from "@/lib/db/layout";
 import { createDatabaseClient, type Db } from "@/lib/db/connect";
 import { prepareDatabase } from "@/lib/startup/prepare";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { referralColumns } from "@/lib/leads/lead-rows";
 import { ensureSource } from "@/lib/leads/sources";
 import { startEmbeddedPostgres } from "./embedded-postgres.mjs";
 
@@ -216,8 +217,7 @@ async function seedReferrals(
     const agentUpdate = layout.assignment ? Prisma.sql`, assigned_agent_id = EXCLUDED.assigned_agent_id` : Prisma.empty;
     // A record the API created (it has the API's audit entry) is never overwritten by a fixture.
     const written = await tx.$queryRaw<{ id: number }[]>`
-      INSERT INTO referrals (id, referrer_customer_id, lead_customer_id, lead_name, mobile_number, status, state,
-                             city, address, relationship, project_type, remark, created_at ${agentColumn})
+      INSERT INTO referrals (id, ${referralColumns} ${agentColumn})
       VALUES (${r.id}, ${referrerId}, ${r.leadCustomerId ?? null}, ${r.leadName}, ${r.leadMobileNumber ?? null},
               ${r.status}, ${r.leadState ?? null}, ${r.leadCity ?? null}, ${r.leadAddress ?? null},
               ${r.relationship ?? null}, ${r.projectType ?? null}, ${r.remark ?? null},

@@ -1,45 +1,28 @@
 import { ApiError } from "@/lib/api/errors";
 import type { Db } from "@/lib/db/client";
-import { layoutOf, type Layout } from "@/lib/db/layout";
+import { eligibleAgentsSql, layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Agent, CreateLeadInput } from "./schemas";
 
-interface AgentRow {
-  id: number;
-  name: string;
-  platform_id: string;
-  access_levels: string[];
-}
+const agentFields = { id: true, name: true, platformId: true, accessLevels: true } satisfies Prisma.UserSelect;
+/** A row of eligibleAgentsSql: the generated User type; the query keeps only users with a platform id. */
+type AgentRow = Prisma.UserGetPayload<{ select: typeof agentFields }> & { platformId: string };
 
 const MAX_USER_ID = 2147483647;
 
-/**
- * Users who can be assigned leads: a platform id, and "sales" among their access
- * levels. On the legacy layout (no access_levels column) the sales filter cannot
- * be applied: every user with a platform id qualifies, with no access levels.
- */
-function eligibleAgents(layout: Layout, where: Prisma.Sql): Prisma.Sql {
-  const accessLevels = layout.accessLevels ? Prisma.sql`coalesce(access_levels, '{}')` : Prisma.sql`'{}'::text[]`;
-  const sales = layout.accessLevels ? Prisma.sql`AND 'sales' = ANY(access_levels)` : Prisma.empty;
-  return Prisma.sql`
-    SELECT id, name, platform_id, ${accessLevels} AS access_levels
-    FROM users
-    WHERE platform_id IS NOT NULL ${sales} AND ${where}`;
-}
-
 function toAgent(row: AgentRow): Agent {
   return {
-    id: row.platform_id,
+    id: row.platformId,
     name: row.name,
-    platformId: row.platform_id,
+    platformId: row.platformId,
     numericId: row.id,
-    accessLevels: row.access_levels,
+    accessLevels: row.accessLevels,
   };
 }
 
 export async function listAgents(db: Db): Promise<Agent[]> {
   const layout = await layoutOf(db);
-  const rows = await db.$queryRaw<AgentRow[]>`${eligibleAgents(layout, Prisma.sql`TRUE`)} ORDER BY name, id`;
+  const rows = await db.$queryRaw<AgentRow[]>`${eligibleAgentsSql(layout, Prisma.sql`TRUE`)} ORDER BY name, id`;
   return rows.map(toAgent);
 }
 
@@ -57,7 +40,7 @@ export async function resolveAgent(db: Db, assignedAgentId: NonNullable<CreateLe
   // not on byPlatformId: for an integer that is FALSE, and PostgreSQL refuses a
   // constant ORDER BY ("non-integer constant in ORDER BY").
   const rows = await db.$queryRaw<AgentRow[]>`
-    ${eligibleAgents(layout, Prisma.sql`(${byPlatformId} OR ${byNumericId})`)}
+    ${eligibleAgentsSql(layout, Prisma.sql`(${byPlatformId} OR ${byNumericId})`)}
     ORDER BY (platform_id = ${text}) DESC
     LIMIT 1`;
   if (!rows[0]) throw new ApiError("INVALID_AGENT");

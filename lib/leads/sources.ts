@@ -31,6 +31,7 @@ export async function ensureConfiguredSources(db: Db): Promise<void> {
 export async function ensureSource(db: Db, name: string, type: Source["type"]): Promise<Source> {
   const existing = await findSource(db, name);
   if (existing) return existing;
+  if (await isSourceIdInOtherCase(db, name)) throw new Error(`The source name ${JSON.stringify(name)} is a source id in another case`);
   const created: Source = { id: newCustomerId("source"), name: cleanSourceName(name), type };
   try {
     await db.$executeRaw`WITH ${insertSource(created)} SELECT 1`;
@@ -58,6 +59,16 @@ export function insertSource({ id, name, type }: Source): Prisma.Sql {
     )`;
 }
 
+/**
+ * Whether a name that names no source is, case ignored, an existing source id (its key equals the id): such a
+ * name cannot become a new source, whose name key would then capture that id's look-ups in another case
+ * (README "Decisions": refused, ids are case-sensitive). One primary-key look-up.
+ */
+export async function isSourceIdInOtherCase(db: Db, name: string): Promise<boolean> {
+  const found = await db.customer.findFirst({ where: { id: sourceKey(name), kind: "source" }, select: { id: true } });
+  return found !== null;
+}
+
 /** A unique key was taken: P2002 from model queries; from raw SQL, P2010 carrying the driver's UniqueConstraintViolation. */
 export function isUniqueViolation(error: unknown): boolean {
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
@@ -83,22 +94,21 @@ export async function findSource(db: Db, nameOrId: string): Promise<Source | nul
 }
 
 /**
- * SQL for the source account a referrer string names, as at most one row of (id,
- * name, kind, "sourceType"): the name registered in lead_source_names; else an exact
- * source id; else a source the host added after the migration, which has no name key,
- * by the same normalised name (the oldest, as the migration's backfill chose).
- * COALESCE stops at the first that finds one, so the later look-ups run only when
- * needed. One query, and creating a lead uses it inside its insert statement.
+ * SQL for the source account a referrer string names, as at most one row of (id, name, kind, "sourceType"),
+ * in this order (decisions.md 12): an exact source id, so no name can shadow an id; the name registered in
+ * lead_source_names; else a source the host added itself, which has no name key, by the key of its name (the
+ * oldest, through customers_source_key_idx). COALESCE stops at the first that finds one. Each arm is one index
+ * look-up, whatever the number of sources. One query, and creating a lead uses it inside its insert statement.
  */
 export function namedSource(nameOrId: string): Prisma.Sql {
   const key = sourceKey(nameOrId);
   return Prisma.sql`
     SELECT id, name, kind, source_type AS "sourceType" FROM customers
     WHERE id = COALESCE(
-      (SELECT customer_id FROM lead_source_names WHERE key = ${key}),
       (SELECT id FROM customers WHERE id = ${nameOrId} AND kind = 'source'),
+      (SELECT customer_id FROM lead_source_names WHERE key = ${key}),
       (SELECT id FROM customers
-       WHERE kind = 'source' AND lower(btrim(regexp_replace(name, '\\s+', ' ', 'g'))) = ${key}
+       WHERE kind = 'source' AND lead_intake_source_key(name) = ${key}
        ORDER BY created_at, id LIMIT 1)
     )`;
 }

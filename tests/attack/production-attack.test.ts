@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines } from "../helpers/hostile";
-import { accountForRows, FuzzLedger, hostileCases, seedWorld, sourceKey, type World } from "../helpers/hostile-requests";
+import { sourceKey } from "@/lib/leads/source-name";
+import { accountForRows, FuzzLedger, hostileCases, seedWorld, type World } from "../helpers/hostile-requests";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**

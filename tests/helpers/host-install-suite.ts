@@ -52,7 +52,7 @@ export function hostInstallSuite(layout: HostLayout) {
 
     it("applies every migration and changes no existing row", async () => {
       expect(applied).toEqual((await readMigrations()).map((m) => m.name));
-      expect(applied).toHaveLength(3);
+      expect(applied).toHaveLength(5);
       expect(await snapshotRows(db.sql)).toEqual(rowsBefore);
     });
 
@@ -66,6 +66,7 @@ export function hostInstallSuite(layout: HostLayout) {
         [
           "audit_entries_referral_id_idx",
           "customers_kind_idx",
+          "customers_source_key_idx",
           "referrals_referrer_customer_id_id_idx",
           ...(hasAssignment ? ["referrals_assigned_agent_id_idx"] : []),
         ].sort(),

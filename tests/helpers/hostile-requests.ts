@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import type pg from "pg";
 import type { ErrorCode } from "@/lib/api/errors";
+import { cleanSourceName, sourceKey } from "@/lib/leads/source-name";
 import { TEST_KEY } from "./api";
 import { rowCounts } from "./db";
 import { agentsShape, checkEnvelope, createdShape, listShape, sourcesShape, type RawRequest, type RawResponse } from "./hostile";
@@ -78,7 +79,6 @@ export const RELATIONSHIPS = [
 export const PROJECT_TYPES = ["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)", "OTHERS"];
 const OPTIONAL_TEXT: Record<string, number> = { leadState: 120, leadCity: 120, leadAddress: 500, remark: 500 };
 
-export const sourceKey = (name: string) => name.trim().replace(/\s+/g, " ").toLowerCase();
 
 // ---------------------------------------------------------------------------
 // The oracle: the spec's rules applied to what was sent.
@@ -175,9 +175,12 @@ export function expectForLead(value: unknown, world: World): Expected {
     validity.set("referrer", text(given, 2, 120));
     const key = sourceKey(given);
     const byName = world.sourcesByKey.get(key);
-    const cleaned = given.trim().replace(/\s+/g, " ");
-    if (byName) referrer = { customerId: byName.id, type: "source" };
-    else if (world.sourceIds.has(cleaned)) referrer = { customerId: cleaned, type: "source" };
+    const cleaned = cleanSourceName(given);
+    // An exact source id first, then a name (decisions.md 12); a new name that is a source id in another case
+    // is refused (INVALID_REFERRER, README "Decisions").
+    if (world.sourceIds.has(cleaned)) referrer = { customerId: cleaned, type: "source" };
+    else if (byName) referrer = { customerId: byName.id, type: "source" };
+    else if (world.sourceIds.has(key)) referrer = null;
     else referrer = { type: "source", sourceKey: key, newName: cleaned };
   } else if (given !== null && typeof given === "object" && !Array.isArray(given)) {
     const object = given as Record<string, unknown>;
@@ -353,7 +356,7 @@ function pools(world: World, run: string): Pools {
   return {
     names: ["Aminah Binti Ali", "Tan Wei Ming", "Rajesh Kumar", "Siti Nur'aini", "O'Brien-Lee"].map((n) => `${n} ${run}`),
     sourceRefs: [
-      ...existing.flatMap((s) => [s.name, s.name.toUpperCase(), `  ${s.name.toLowerCase().replace(/ /g, "   ")} `, s.id]),
+      ...existing.flatMap((s) => [s.name, s.name.toUpperCase(), `  ${s.name.toLowerCase().replace(/ /g, "   ")} `, s.id, s.id.toUpperCase()]),
     ],
     // New names in case and spacing variants; a person's id as a string is a new source name too (rule 5).
     newSources: [
@@ -753,7 +756,7 @@ export class FuzzLedger {
       this.sourceIdByKey.set(key, lead.referrer.customerId);
       // Its name is the variant sent first, cleaned (trimmed, single spaces), whichever request that was.
       const { name } = lead.referrer;
-      if (sourceKey(name) !== key || name !== name.trim().replace(/\s+/g, " ")) {
+      if (sourceKey(name) !== key || name !== cleanSourceName(name)) {
         throw new Error(`source for ${JSON.stringify(newName)} named ${JSON.stringify(name)}`);
       }
     }

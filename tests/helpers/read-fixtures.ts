@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { expect } from "vitest";
+import { sourceKey } from "@/lib/leads/source-name";
 import { call } from "./api";
 
 /**
@@ -64,8 +65,8 @@ export async function insertSource(sql: pg.Pool, name: string, type: "ads" | "ot
   const id = `src_${randomBytes(8).toString("hex")}`;
   await sql.query(`INSERT INTO customers (id, kind, name, source_type) VALUES ($1, 'source', $2, $3)`, [id, name, type]);
   await sql.query(
-    `INSERT INTO lead_source_names (key, customer_id) VALUES (lower(regexp_replace(btrim($1), '\\s+', ' ', 'g')), $2)`,
-    [name, id],
+    `INSERT INTO lead_source_names (key, customer_id) VALUES ($1, $2)`,
+    [sourceKey(name), id],
   );
   return id;
 }

@@ -4,6 +4,7 @@ import { MAX_BODY_BYTES } from "@/lib/api/body";
 import { createLead } from "@/lib/leads/create-lead";
 import { createLeadBody } from "@/lib/leads/schemas";
 import { createDatabaseClient } from "@/lib/db/connect";
+import { sourceKey } from "@/lib/leads/source-name";
 import { call, post, TEST_KEY, type ApiResponse } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { expectError, expectNoWrites } from "../helpers/expect-api";
@@ -104,8 +105,8 @@ async function sourceCount(): Promise<number> {
 async function sourcesNamed(name: string) {
   const { rows } = await db.sql.query(
     `SELECT c.id, c.name, c.source_type, n.key FROM customers c LEFT JOIN lead_source_names n ON n.customer_id = c.id
-     WHERE c.kind = 'source' AND lower(regexp_replace(btrim(c.name), '\\s+', ' ', 'g')) = $1`,
-    [name.trim().replace(/\s+/g, " ").toLowerCase()],
+     WHERE c.kind = 'source' AND lead_intake_source_key(c.name) = $1`,
+    [sourceKey(name)],
   );
   return rows;
 }
@@ -522,7 +523,7 @@ describe("referrer as a string (rules 3 and 5)", () => {
     async (name) => {
       const sources = await sourceCount();
       const lead = created(await post({ ...MIN, referrer: name }));
-      const expected = Object.keys(configured).find((n) => n.toLowerCase() === name.trim().replace(/\s+/g, " ").toLowerCase())!;
+      const expected = Object.keys(configured).find((n) => sourceKey(n) === sourceKey(name))!;
       expect(lead.referrer).toStrictEqual({ customerId: configured[expected], name: expected, type: "source" });
       expect(await sourceCount()).toBe(sources);
       expect((await referralRow(lead.referralId)).referrer_customer_id).toBe(configured[expected]);

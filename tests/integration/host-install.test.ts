@@ -6,6 +6,7 @@ import { createDatabaseClient, type Db } from "@/lib/db/connect";
 import { createLead } from "@/lib/leads/create-lead";
 import { listLeads } from "@/lib/leads/list-leads";
 import { createLeadBody } from "@/lib/leads/schemas";
+import { cleanSourceName, sourceKey } from "@/lib/leads/source-name";
 import { ensureConfiguredSources, listSources } from "@/lib/leads/sources";
 import { adminQuery, type TestDatabase } from "../helpers/db";
 import {
@@ -43,7 +44,7 @@ describe("several server processes against one existing host database", () => {
     const before = await snapshotRows(db.sql);
     const results = await Promise.all([migrate(db.url), migrate(db.url), migrate(db.url), migrate(db.url)]);
     const names = (await readMigrations()).map((m) => m.name);
-    expect(names).toHaveLength(3);
+    expect(names).toHaveLength(5);
     expect(results.filter((r) => r.length > 0)).toEqual([names]);
     expect(results.filter((r) => r.length === 0)).toHaveLength(3);
     expect((await migrationRecords(db.sql)).map((r) => r.migration_name)).toEqual(names);
@@ -53,7 +54,7 @@ describe("several server processes against one existing host database", () => {
   it("create the configured default sources once between them", async () => {
     await Promise.all([...processes, ...processes].map((p) => ensureConfiguredSources(p)));
     const { sources } = await listSources(processes[0]);
-    const count = (name: string) => sources.filter((s) => s.name.toLowerCase() === name).length;
+    const count = (name: string) => sources.filter((s) => sourceKey(s.name) === name).length;
     expect(["google ads", "tiktok ads", "website form"].map(count)).toEqual([1, 1, 1]);
     // The host's "FaceBook  Ads" is the configured "Facebook Ads": none was added.
     expect(sources.filter((s) => /facebook/i.test(s.name)).map((s) => s.name)).toEqual(["FaceBook  Ads"]);
@@ -74,10 +75,10 @@ describe("several server processes against one existing host database", () => {
     const [account] = accounts;
     expect(await sourceNames(db.sql)).toContainEqual({ key: "expo penang 2026", customer_id: account });
     const { rows } = await db.sql.query(
-      "SELECT id, name, source_type FROM customers WHERE kind = 'source' AND lower(name) LIKE '%expo%penang%'",
+      "SELECT id, name, source_type FROM customers WHERE kind = 'source' AND lead_intake_source_key(name) LIKE '%expo%penang%'",
     );
     expect(rows).toEqual([{ id: account, name: leads[0].referrer.name, source_type: "other" }]);
-    expect(spellings.map((s) => s.trim().replace(/\s+/g, " "))).toContain(leads[0].referrer.name);
+    expect(spellings.map(cleanSourceName)).toContain(leads[0].referrer.name);
     const counted = await db.sql.query("SELECT count(*)::int AS n FROM referrals WHERE referrer_customer_id = $1", [account]);
     expect(counted.rows[0].n).toBe(12);
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { TEST_KEY } from "../helpers/api";
 import { authorised, checkEnvelope, createdShape, listShape, sendRaw, stackTraceLines } from "../helpers/hostile";
-import { sourceKey } from "../helpers/hostile-requests";
+import { sourceKey } from "@/lib/leads/source-name";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
@@ -121,7 +121,7 @@ describe("two server processes on one database", () => {
         [sourceKey(name)],
       );
       const all = await db.sql.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM customers WHERE kind = 'source' AND lower(regexp_replace(btrim(name), '\\s+', ' ', 'g')) = $1`,
+        `SELECT count(*)::int AS n FROM customers WHERE kind = 'source' AND lead_intake_source_key(name) = $1`,
         [sourceKey(name)],
       );
       expect(rows.length).toBe(1);
