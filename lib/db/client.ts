@@ -1,8 +1,8 @@
 import "server-only";
-import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { prepareDatabase } from "./prepare";
+import { statementName } from "./statement-name";
 
 export type Db = PrismaClient;
 
@@ -35,7 +35,7 @@ function createState(): DbState {
     // Named statements are parsed and planned once per connection, as Prisma's own
     // engine did: about half the database's work for the creation statement. The
     // name follows the SQL text, so each distinct statement has its own.
-    statementNameGenerator: ({ sql }) => `lead_intake_${createHash("sha1").update(sql).digest("base64url")}`,
+    statementNameGenerator: ({ sql }) => statementName(sql),
   });
   return { client: new PrismaClient({ adapter }) };
 }
