@@ -1,7 +1,9 @@
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { prepareDatabase } from "./prepare";
+import { sendPreparedThrough } from "./prepared";
 import { statementName } from "./statement-name";
 
 export type Db = PrismaClient;
@@ -19,7 +21,7 @@ const STATEMENT_TIMEOUT_MS = 15_000;
 function createState(): DbState {
   const connectionString = process.env.DATABASE_URL;
   if (!connectionString) throw new Error("DATABASE_URL is not set");
-  const pool = {
+  const pool = new pg.Pool({
     connectionString,
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
     // A database that is down or overloaded fails the request in bounded time.
@@ -30,14 +32,18 @@ function createState(): DbState {
     // statement_timeout: without a client-side limit, a query on a pooled connection
     // waited forever. Just above the server's limit, so a live database's own cancel wins.
     query_timeout: STATEMENT_TIMEOUT_MS + 1_000,
-  };
+  });
+  // An idle connection's error (the database restarted) must not crash the server; the next query reports its own.
+  pool.on("error", () => {});
   const adapter = new PrismaPg(pool, {
     // Named statements are parsed and planned once per connection, as Prisma's own
     // engine did: about half the database's work for the creation statement. The
     // name follows the SQL text, so each distinct statement has its own.
     statementNameGenerator: ({ sql }) => statementName(sql),
   });
-  return { client: new PrismaClient({ adapter }) };
+  const client = new PrismaClient({ adapter });
+  sendPreparedThrough(client, pool);
+  return { client };
 }
 
 /**

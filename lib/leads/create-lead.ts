@@ -1,5 +1,6 @@
 import { ApiError } from "@/lib/api/errors";
 import type { Db } from "@/lib/db/client";
+import { queryPrepared } from "@/lib/db/prepared";
 import { layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { resolveAgent } from "./agents";
@@ -127,7 +128,8 @@ async function insertLead(
   agent: Agent | null,
 ): Promise<CreatedLead | null> {
   const leadCustomerId = newCustomerId("person");
-  const [record] = await db.$queryRaw<{ id: number; referrer_id: string; referrer_name: string; referrer_kind: string }[]>(
+  const [record] = await queryPrepared<{ id: number; referrer_id: string; referrer_name: string; referrer_kind: string }>(
+    db,
     insertLeadStatement(input, referrer, agent, leadCustomerId),
   );
   if (!record) return null;
