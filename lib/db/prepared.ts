@@ -1,7 +1,9 @@
 import type pg from "pg";
-import type { Prisma } from "@/lib/generated/prisma/client";
-import type { Db } from "./client";
+import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import { statementName } from "./statement-name";
+
+// Typed by PrismaClient, not client.ts's Db: client.ts imports this file.
+type Db = PrismaClient;
 
 const pools = new WeakMap<Db, pg.Pool>();
 
