@@ -1,6 +1,6 @@
 import * as vega from "vega";
 import * as vegaLite from "vega-lite";
-import type { BenchResult } from "./run";
+import type { BenchResult } from "./report";
 
 /** Two panels: POST throughput against connections, and list latency against table size. */
 export async function renderChart(result: BenchResult): Promise<string> {

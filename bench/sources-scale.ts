@@ -83,11 +83,13 @@ async function addHostSources(pool: pg.Pool, total: number): Promise<void> {
   await pool.query("VACUUM (ANALYZE) customers, referrals, lead_source_names, lead_referrer_counts");
 }
 
-export async function measureSourcesScale(
-  pool: pg.Pool,
-  service: string,
-  key: string,
-): Promise<{ few: SourcesScale; many: SourcesScale; ratios: Record<string, number> }> {
+export interface SourcesScaleFigures {
+  few: SourcesScale;
+  many: SourcesScale;
+  ratios: Record<"newNamePostP50" | "unknownReferrerGetP50" | "listFirstPageP50" | "sourcesListP50", number>;
+}
+
+export async function measureSourcesScale(pool: pg.Pool, service: string, key: string): Promise<SourcesScaleFigures> {
   const few = await measure(pool, service, key, "few");
   await addHostSources(pool, MANY_SOURCES);
   const many = await measure(pool, service, key, "many");

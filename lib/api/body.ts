@@ -49,6 +49,8 @@ function unstorableText(body: unknown): Issue[] {
   return issues.reverse();
 }
 
+// Decoding a whole buffer (no `stream` option) keeps no state between calls: one decoder serves every request.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 async function readText(request: Request): Promise<string> {
   const chunks: Uint8Array[] = [];
@@ -67,7 +69,8 @@ async function readText(request: Request): Promise<string> {
     }
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    // A body that arrived in one chunk (any lead) is decoded where it is, not copied first.
+    return utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
   } catch {
     throw new ApiError("INVALID_JSON", "Request body is not valid UTF-8 JSON");
   }

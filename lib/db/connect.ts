@@ -1,5 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { sendPreparedThrough } from "./prepared";
 import { recoveringPlanChanges, StatementNames } from "./statements";
 
 export type Db = PrismaClient;
@@ -30,21 +32,23 @@ export const DEFAULT_POOL_SIZE = 10;
  */
 export function createDatabaseClient(connectionString: string, poolSize = DEFAULT_POOL_SIZE): Db {
   const names = new StatementNames();
-  const adapter = new PrismaPg(
-    {
-      connectionString,
-      max: poolSize,
-      connectionTimeoutMillis: POOL_WAIT_MS,
-      idleTimeoutMillis: 30_000,
-      statement_timeout: STATEMENT_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
-    },
-    { statementNameGenerator: names.nameOf },
-  );
-  return new PrismaClient({
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    connectionTimeoutMillis: POOL_WAIT_MS,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+  });
+  // The pool is made here so that the creation statement can go straight to it (lib/db/prepared.ts);
+  // the adapter ends it on $disconnect and keeps an idle connection's error from crashing the server.
+  const adapter = new PrismaPg(pool, { statementNameGenerator: names.nameOf, disposeExternalPool: true });
+  const client = new PrismaClient({
     adapter: recoveringPlanChanges(adapter, names),
     // Prisma's defaults (2 s to start, 5 s to finish) made reads fail sooner than writes under
     // the same load or host lock; with these, the pool and the statement timeout decide for both.
     transactionOptions: { maxWait: POOL_WAIT_MS + 1_000, timeout: QUERY_TIMEOUT_MS + 1_000 },
   });
+  sendPreparedThrough(client, pool, names);
+  return client;
 }

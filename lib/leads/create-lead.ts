@@ -1,5 +1,6 @@
 import { ApiError } from "@/lib/api/errors";
 import type { Db } from "@/lib/db/client";
+import { queryPrepared } from "@/lib/db/prepared";
 import { layoutOf } from "@/lib/db/layout";
 import { resolveAgent } from "./agents";
 import { newCustomerId } from "./ids";
@@ -72,6 +73,6 @@ async function insertLead(
   agent: Agent | null,
 ): Promise<CreatedLead | null> {
   const leadCustomerId = newCustomerId("person");
-  const [row] = await db.$queryRaw<InsertedLeadRow[]>(insertLeadStatement(input, referrer, agent, leadCustomerId));
+  const [row] = await queryPrepared<InsertedLeadRow>(db, insertLeadStatement(input, referrer, agent, leadCustomerId));
   return row ? toCreatedLead(row, input, agent, leadCustomerId) : null;
 }

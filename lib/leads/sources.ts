@@ -1,3 +1,4 @@
+import pg from "pg";
 import { z } from "zod";
 import defaultSources from "./default-sources.json";
 import type { Db } from "@/lib/db/client";
@@ -69,8 +70,12 @@ export async function isSourceIdInOtherCase(db: Db, name: string): Promise<boole
   return found !== null;
 }
 
-/** A unique key was taken: P2002 from model queries; from raw SQL, P2010 carrying the driver's UniqueConstraintViolation. */
+/**
+ * A unique key was taken: P2002 from model queries; from raw SQL, P2010 carrying the driver's
+ * UniqueConstraintViolation; from a statement sent straight through pg (queryPrepared), SQLSTATE 23505.
+ */
 export function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return error.code === "23505";
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
   const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause;
   return error.code === "P2002" || (error.code === "P2010" && cause?.kind === "UniqueConstraintViolation");

@@ -1,0 +1,68 @@
+// Data loading: the sources and users every run starts with, and source-referred
+// leads in bulk with set-based SQL (not through the API) for the list timings.
+import type pg from "pg";
+
+export const SOURCES = 200;
+export const USERS = 500;
+
+/** The 200 sources (with the 4 configured default sources) and 500 users of every run. */
+export async function seedSourcesAndUsers(pool: pg.Pool): Promise<void> {
+  await pool.query(
+    `INSERT INTO customers (id, kind, name, source_type)
+     SELECT 'src_bench_' || g, 'source', 'Bench Source ' || g, CASE WHEN g % 2 = 0 THEN 'ads' ELSE 'other' END
+     FROM generate_series(1, $1::int) g`,
+    [SOURCES - 4], // plus the 4 configured default sources
+  );
+  await pool.query(
+    `INSERT INTO lead_source_names (key, customer_id) SELECT lead_intake_source_key(name), id FROM customers WHERE id LIKE 'src_bench_%'`,
+  );
+  await pool.query(
+    `INSERT INTO users (platform_id, name, access_levels)
+     SELECT CASE WHEN g % 5 = 0 THEN NULL ELSE 'plat_' || g END, 'User ' || g,
+            CASE WHEN g % 3 = 0 THEN ARRAY['manager'] ELSE ARRAY['sales'] END
+     FROM generate_series(1, $1::int) g`,
+    [USERS],
+  );
+}
+
+/** Fills the database to `size` source-referred leads with set-based SQL (not through the API). */
+export async function fillTo(pool: pg.Pool, size: number): Promise<void> {
+  const { rows } = await pool.query<{ n: number; max: number }>(
+    "SELECT count(*)::int AS n, coalesce(max(id), 0)::int AS max FROM referrals",
+  );
+  const missing = size - rows[0].n;
+  if (missing <= 0) return;
+  const from = rows[0].max + 1;
+  const to = from + missing - 1;
+  await pool.query(
+    `INSERT INTO customers (id, kind, name, mobile_number)
+     SELECT 'cus_bench_' || g, 'person', 'Lead ' || g, '6012' || lpad(g::text, 7, '0')
+     FROM generate_series($1::int, $2::int) g`,
+    [from, to],
+  );
+  // Loaded in bulk with the per-row count trigger off; the counts are then rebuilt in one statement.
+  await pool.query("ALTER TABLE referrals DISABLE TRIGGER lead_intake_count_referrals");
+  await pool.query(
+    `WITH sources AS (SELECT array_agg(id ORDER BY id) AS ids FROM customers WHERE kind = 'source')
+     INSERT INTO referrals (referrer_customer_id, lead_customer_id, lead_name, mobile_number, status, state, city,
+                            address, relationship, project_type, remark, created_at)
+     SELECT ids[1 + g % array_length(ids, 1)], 'cus_bench_' || g, 'Lead ' || g, '6012' || lpad(g::text, 7, '0'),
+            (ARRAY['Pending', 'Assigned', 'Contacted', 'Qualified'])[1 + g % 4], 'Selangor', 'Shah Alam',
+            g || ' Jalan Bench', 'Other', 'OTHERS', '', now() - g * interval '1 second'
+     FROM sources, generate_series($1::int, $2::int) g`,
+    [from, to],
+  );
+  await pool.query("ALTER TABLE referrals ENABLE TRIGGER lead_intake_count_referrals");
+  await pool.query(
+    `BEGIN;
+     DELETE FROM lead_referrer_counts;
+     INSERT INTO lead_referrer_counts (customer_id, slot, total)
+     SELECT referrer_customer_id, 0, count(*) FROM referrals GROUP BY referrer_customer_id;
+     DELETE FROM lead_source_lead_counts;
+     INSERT INTO lead_source_lead_counts (slot, total)
+     SELECT 0, count(*) FROM referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source';
+     COMMIT`,
+  );
+  // Vacuumed as well, so the measurements do not share the cores with the autovacuum the bulk load triggers.
+  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts");
+}

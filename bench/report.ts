@@ -1,0 +1,130 @@
+// Reporting: the result every run leaves (shared/bench-results.md names its fields),
+// its ratios, and bench/results/latest.{json,md,svg} with a dated copy of the JSON.
+import { writeFile } from "node:fs/promises";
+import { cpus, totalmem } from "node:os";
+import path from "node:path";
+import { renderChart } from "./chart";
+import type { ListFigures, ReadFigures } from "./list";
+import { round2 } from "./load";
+import type { PostCpu, PostFigures } from "./post";
+import type { SourcesScaleFigures } from "./sources-scale";
+
+const RESULTS = path.join(import.meta.dirname, "results");
+
+/** The importer's rate beside raw POSTs at its concurrency (filled by the importer's bench module; null without one). */
+export interface ImportFigures {
+  rows: number;
+  concurrency: number;
+  rowsPerSecond: number;
+  postRpsAtSameConcurrency: number;
+}
+
+export interface Measurements {
+  post: Record<string, PostFigures>;
+  cpuMsPerRequest: Record<string, PostCpu>;
+  list: Record<string, ListFigures>;
+  reads: ReadFigures;
+  import: ImportFigures | null;
+  sourcesScale: SourcesScaleFigures;
+  rssMb: { start: number; end: number };
+}
+
+export type BenchResult = Measurements & {
+  measuredAt: string;
+  machine: string;
+  ratios: Record<string, number | null>;
+  durationSeconds: number;
+};
+
+export function toResult(m: Measurements, startedAt: number): BenchResult {
+  const post16 = m.post[16];
+  const cpu16 = m.cpuMsPerRequest[16];
+  const serviceOverFloor = post16.serviceRps / post16.floorRps;
+  // What service / floor would be if the service's own work cost nothing beyond the
+  // floor's and the database's: the machine's CPU bounds both (see README, Benchmark).
+  const floorCeiling = cpu16.floor.machine / (cpu16.floor.machine + cpu16.service.database);
+  return {
+    measuredAt: new Date().toISOString(),
+    machine: `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`,
+    ...m,
+    ratios: {
+      postServiceOverFloorAt16: round2(serviceOverFloor),
+      postServiceOverBareAt16: round2(post16.serviceRps / post16.bareRps),
+      postFloorCeilingAt16: round2(floorCeiling),
+      postServiceOverCeilingAt16: round2(serviceOverFloor / floorCeiling),
+      postServerCpuOverFloorAt16: round2(cpu16.service.server / cpu16.floor.server),
+      listP50At1mOver10k: round2(m.list[1_000_000].p50Ms / m.list[10_000].p50Ms),
+      listFilteredP50At1mOver10k: round2(m.list[1_000_000].filteredP50Ms / m.list[10_000].filteredP50Ms),
+      importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
+    },
+    durationSeconds: Math.round((Date.now() - startedAt) / 1000),
+  };
+}
+
+export async function writeResult(result: BenchResult): Promise<void> {
+  const json = JSON.stringify(result, null, 2) + "\n";
+  const markdown = toMarkdown(result);
+  await writeFile(path.join(RESULTS, "latest.json"), json);
+  await writeFile(path.join(RESULTS, `${result.measuredAt.slice(0, 10)}.json`), json);
+  await writeFile(path.join(RESULTS, "latest.md"), markdown);
+  await writeFile(path.join(RESULTS, "latest.svg"), await renderChart(result));
+  console.log(`\n${markdown}`);
+}
+
+function toMarkdown(r: BenchResult): string {
+  const lines = [
+    `Measured ${r.measuredAt} on ${r.machine}, in ${r.durationSeconds} s. Load generator (autocannon) on the same machine.`,
+    "",
+    "| POST /api/leads | service req/s | floor req/s | bare req/s | database tx/s | service p50 ms | service p99 ms | floor p99 ms |",
+    "|---|---|---|---|---|---|---|---|",
+    ...Object.entries(r.post).map(
+      ([c, p]) =>
+        `| ${c} connections | ${p.serviceRps} | ${p.floorRps} | ${p.bareRps} | ${p.databaseRps} | ${p.serviceP50Ms} | ${p.serviceP99Ms} | ${p.floorP99Ms} |`,
+    ),
+    "",
+    "| GET /api/leads (limit 100) | p50 ms | p99 ms | one source p50 ms | one source p99 ms | offset 500000 p50 ms |",
+    "|---|---|---|---|---|---|",
+    ...Object.entries(r.list).map(
+      ([size, l]) =>
+        `| ${Number(size).toLocaleString("en")} leads | ${l.p50Ms} | ${l.p99Ms} | ${l.filteredP50Ms} | ${l.filteredP99Ms} | ${l.deepOffsetP50Ms ?? ""} |`,
+    ),
+    "",
+    `GET /api/leads/sources (${r.reads.sources.count} sources): p50 ${r.reads.sources.p50Ms} ms, p99 ${r.reads.sources.p99Ms} ms. ` +
+      `GET /api/leads/agents (${r.reads.agents.users} users): p50 ${r.reads.agents.p50Ms} ms, p99 ${r.reads.agents.p99Ms} ms.`,
+    "",
+    `Against the number of sources (p50, ${r.sourcesScale.few.sources.toLocaleString("en")} -> ${r.sourcesScale.many.sources.toLocaleString("en")} sources): ` +
+      `new-name POST ${r.sourcesScale.few.newNamePost.p50Ms} -> ${r.sourcesScale.many.newNamePost.p50Ms} ms (x${r.sourcesScale.ratios.newNamePostP50}), ` +
+      `GET ?referrer=<unknown> ${r.sourcesScale.few.unknownReferrerGet.p50Ms} -> ${r.sourcesScale.many.unknownReferrerGet.p50Ms} ms (x${r.sourcesScale.ratios.unknownReferrerGetP50}), ` +
+      `first page ${r.sourcesScale.few.listFirstPage.p50Ms} -> ${r.sourcesScale.many.listFirstPage.p50Ms} ms (x${r.sourcesScale.ratios.listFirstPageP50}), ` +
+      `GET /api/leads/sources ${r.sourcesScale.few.sourcesList.p50Ms} -> ${r.sourcesScale.many.sourcesList.p50Ms} ms ` +
+      `(${Math.round(r.sourcesScale.many.sourcesList.bytes / 1024)} KB).`,
+    "",
+    ...(r.import
+      ? [
+          `Importer: ${r.import.rows} rows at ${r.import.concurrency} at a time, ${r.import.rowsPerSecond} rows/s ` +
+            `(POST at the same concurrency: ${r.import.postRpsAtSameConcurrency} req/s).`,
+          "",
+        ]
+      : []),
+    "| CPU ms per POST at 16 connections | server process | PostgreSQL | whole machine |",
+    "|---|---|---|---|",
+    ...(["service", "floor", "bare"] as const).map((name) => {
+      const c = r.cpuMsPerRequest[16][name];
+      return `| ${name} | ${c.server} | ${c.database} | ${c.machine} |`;
+    }),
+    "",
+    "| Ratio | Value | Target |",
+    "|---|---|---|",
+    `| POST service / floor at 16 connections | ${r.ratios.postServiceOverFloorAt16} | |`,
+    `| POST service / bare at 16 connections | ${r.ratios.postServiceOverBareAt16} | |`,
+    `| POST ceiling of service / floor set by PostgreSQL's CPU per lead | ${r.ratios.postFloorCeilingAt16} | |`,
+    `| POST service / floor over that ceiling | ${r.ratios.postServiceOverCeilingAt16} | >= 0.85 |`,
+    `| Server CPU per POST, service / floor, at 16 connections | ${r.ratios.postServerCpuOverFloorAt16} | <= 1.4 |`,
+    `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,
+    `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
+    ...(r.ratios.importOverPost === null ? [] : [`| Importer rows/s over POST req/s | ${r.ratios.importOverPost} | |`]),
+    `| Server RSS start / end (MB) | ${r.rssMb.start} / ${r.rssMb.end} | end < 300 |`,
+    "",
+  ];
+  return lines.join("\n");
+}

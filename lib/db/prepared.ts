@@ -1,0 +1,40 @@
+import type pg from "pg";
+import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import { planChanged, type StatementNames } from "./statements";
+
+// Typed by PrismaClient, not connect.ts's Db: connect.ts imports this file.
+interface Direct {
+  pool: pg.Pool;
+  names: StatementNames;
+}
+
+const direct = new WeakMap<PrismaClient, Direct>();
+
+/** The pg pool and statement names under a client's adapter (lib/db/connect.ts registers every client it makes). */
+export function sendPreparedThrough(db: PrismaClient, pool: pg.Pool, names: StatementNames): void {
+  direct.set(db, { pool, names });
+}
+
+/**
+ * Runs one statement as a named prepared statement directly on the pg pool under
+ * the client, around Prisma's raw-query pipeline: for the creation statement 0.10 ms
+ * of the server's CPU per call against 0.29 ms through $queryRaw (16 concurrent calls
+ * in a side loop, promise hooks on as in Next). Same pool, timeouts and statement
+ * names as the client's own queries, and the same recovery after host DDL
+ * (lib/db/statements.ts): on 0A000 the names are renewed and the statement, which did
+ * nothing, is sent once more. Rows are as pg parses them (int4 and text as number and
+ * string, as through Prisma); a unique violation is pg's error (see isUniqueViolation).
+ */
+export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Promise<Row[]> {
+  const target = direct.get(db);
+  if (!target) throw new Error("queryPrepared needs a client from createDatabaseClient");
+  const { pool, names } = target;
+  const generation = names.current;
+  try {
+    return (await pool.query({ name: names.name(sql.text), text: sql.text, values: sql.values })).rows as Row[];
+  } catch (error) {
+    if (!planChanged(error)) throw error;
+    names.renew(generation);
+    return (await pool.query({ name: names.name(sql.text), text: sql.text, values: sql.values })).rows as Row[];
+  }
+}
