@@ -1,3 +1,4 @@
+import { SpanKind, trace } from "@opentelemetry/api";
 import type pg from "pg";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import { planChanged, type StatementNames } from "./statements";
@@ -8,11 +9,14 @@ interface Direct {
   names: StatementNames;
 }
 
-const direct = new WeakMap<PrismaClient, Direct>();
+// Kept on the client itself under a registered symbol, not in a module-level map: Next's build can give the
+// instrumentation hook and a route their own copies of this module, while the client is one per process.
+const DIRECT = Symbol.for("lead-intake-service.direct");
+type WithDirect = PrismaClient & { [DIRECT]?: Direct };
 
 /** The pg pool and statement names under a client's adapter (lib/db/connect.ts registers every client it makes). */
 export function sendPreparedThrough(db: PrismaClient, pool: pg.Pool, names: StatementNames): void {
-  direct.set(db, { pool, names });
+  Object.defineProperty(db, DIRECT, { value: { pool, names } satisfies Direct });
 }
 
 /**
@@ -26,9 +30,22 @@ export function sendPreparedThrough(db: PrismaClient, pool: pg.Pool, names: Stat
  * string, as through Prisma); a unique violation is pg's error (see isUniqueViolation).
  */
 export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Promise<Row[]> {
-  const target = direct.get(db);
+  const target = (db as WithDirect)[DIRECT];
   if (!target) throw new Error("queryPrepared needs a client from createDatabaseClient");
-  const { pool, names } = target;
+  // Prisma's instrumentation does not see this statement: its span, like Prisma's, has the SQL with placeholders, never values.
+  return tracer.startActiveSpan("lead_intake:db_query", { kind: SpanKind.CLIENT, attributes: { "db.system": "postgresql", "db.query.text": sql.text } }, async (span) => {
+    try {
+      return await send<Row>(target, sql);
+    } finally {
+      span.end();
+    }
+  });
+}
+
+// Without a registered tracer provider (OTEL_EXPORTER_OTLP_ENDPOINT unset) this is OpenTelemetry's no-op tracer.
+const tracer = trace.getTracer("lead-intake-service");
+
+async function send<Row>({ pool, names }: Direct, sql: Prisma.Sql): Promise<Row[]> {
   const generation = names.current;
   try {
     return (await pool.query({ name: names.name(sql.text), text: sql.text, values: sql.values })).rows as Row[];

@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { Db } from "@/lib/db/connect";
 import { createLead } from "@/lib/leads/create-lead";
 import { listLeads } from "@/lib/leads/list-leads";
 import { createLeadBody } from "@/lib/leads/schemas";
 import { cleanSourceName, sourceKey, WHITE_SPACE } from "@/lib/leads/source-name";
 import { sourceKeyFunctionSql } from "@/scripts/source-key";
-import { hostClient } from "../helpers/dashboards";
+import { createDatabaseClient } from "@/lib/db/connect";
 import { adminQuery, databaseUrl } from "../helpers/db";
 
 /**
@@ -65,7 +65,7 @@ describe("the rule itself", () => {
 
 describe.each(LOCALES)("on a database with LC_CTYPE %s", (locale) => {
   let db: { url: string; sql: pg.Pool };
-  let prisma: PrismaClient;
+  let prisma: Db;
 
   beforeAll(async () => {
     db = await localeDatabase(locale);
@@ -73,7 +73,7 @@ describe.each(LOCALES)("on a database with LC_CTYPE %s", (locale) => {
     expect(rows[0].ctype).toBe(locale);
     const migrations = await readMigrations();
     for (const migration of migrations) await db.sql.query(migration.sql);
-    prisma = hostClient(db.url);
+    prisma = createDatabaseClient(db.url, 2);
   });
   afterAll(async () => {
     await prisma.$disconnect();
