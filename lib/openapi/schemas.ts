@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode, type Issue } from "@/lib/api/errors";
+import { ERROR_STATUS, MAX_ISSUES, MAX_PATH_CHARS, type ErrorCode, type Issue } from "@/lib/api/errors";
 import * as leads from "@/lib/leads/schemas";
 
 /**
@@ -31,7 +31,11 @@ export const issue: z.ZodType<Issue> = z
   .strictObject({
     path: z
       .string()
-      .describe("Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `\"\"` for the body as a whole."),
+      .max(MAX_PATH_CHARS)
+      .describe(
+        "Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `\"\"` for the body as a whole. " +
+          `A path longer than ${MAX_PATH_CHARS} characters is cut, ending in \`…\`.`,
+      ),
     message: z.string(),
   })
   .describe("One problem with the input.");
@@ -53,7 +57,12 @@ export function errorBody(codes: readonly ErrorCode[]): z.ZodType {
   });
   if (plain.length) variants.push(z.strictObject(base(plain)));
   if (withIssues.length) {
-    variants.push(z.strictObject({ ...base(withIssues), issues: z.array(issue).min(1) }));
+    const issues = z
+      .array(issue)
+      .min(1)
+      .max(MAX_ISSUES + 1)
+      .describe(`The first ${MAX_ISSUES} problems in body order; when there are more, one last issue at path \`""\` counts the rest.`);
+    variants.push(z.strictObject({ ...base(withIssues), issues }));
   }
   if (!variants.length) throw new Error("errorBody needs at least one code");
   return variants.length === 1 ? variants[0] : z.union(variants);
