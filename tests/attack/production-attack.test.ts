@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines } from "../helpers/hostile";
-import { accountForRows, FuzzLedger, hostileCases, seedWorld, sourceKey, type World } from "../helpers/hostile-requests";
+import { hostileCases } from "../helpers/hostile-cases";
+import { accountForRows, FuzzLedger, seedWorld } from "../helpers/fuzz-ledger";
+import { sourceKey, type World } from "../helpers/oracle";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**

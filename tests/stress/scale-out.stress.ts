@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { TEST_KEY } from "../helpers/api";
 import { authorised, checkEnvelope, createdShape, listShape, sendRaw, stackTraceLines } from "../helpers/hostile";
-import { sourceKey } from "../helpers/hostile-requests";
+import { sourceKey } from "../helpers/oracle";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
