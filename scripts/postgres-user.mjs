@@ -79,7 +79,14 @@ export function embeddedDataDir(clone = process.cwd()) {
   const ids = postgresUser();
   if (ids.uid === undefined || canReach(ids, clone, "-x")) return inClone;
   const name = `${path.basename(clone)}-${createHash("sha256").update(clone).digest("hex").slice(0, 8)}`;
-  mkdirSync(OUTSIDE_DATA, { recursive: true, mode: 0o755 });
+  try {
+    mkdirSync(OUTSIDE_DATA, { recursive: true, mode: 0o755 });
+  } catch (error) {
+    throw new StartupError(
+      `The "${USER}" user cannot reach this clone and ${OUTSIDE_DATA} cannot be created for its data (${error.code}); ` +
+        `clone into a folder it can reach (for example under /srv or /opt), or set DATABASE_URL`,
+    );
+  }
   return path.join(OUTSIDE_DATA, name, "postgres");
 }
 
