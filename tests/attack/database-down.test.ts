@@ -1,13 +1,10 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "@/lib/db/migrate";
-import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
 import { TEST_KEY } from "../helpers/api";
 import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines, type RawRequest } from "../helpers/hostile";
-import { freePort } from "@/scripts/process-group";
+import { OwnCluster } from "../helpers/own-cluster";
 import { childrenOf, nextServerPid } from "../helpers/process-tree";
 import { startServer, type RunningServer } from "../helpers/server";
 
@@ -26,27 +23,18 @@ const BOUND_MS = 10_000;
  */
 const FROZEN_BOUND_MS = 20_000;
 
-type Postgres = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
-let dir: string;
-let port: number;
-let postgres: Postgres | undefined;
+let cluster: OwnCluster;
 let server: RunningServer;
 const personal = new Set<string>();
 
-const startPostgres = () => startEmbeddedPostgres({ dir, port, database: "down_test", persistent: true });
-
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "lead-intake-down-pg-"));
-  port = await freePort();
-  postgres = await startPostgres();
-  await migrate(postgres.url);
-  server = await startServer(postgres.url);
+  cluster = await OwnCluster.create("down_test");
+  server = await startServer(cluster.url);
 }, 180_000);
 
 afterAll(async () => {
   await server?.stop();
-  await postgres?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await cluster?.remove();
 }, 60_000);
 
 let counter = 0;
@@ -65,7 +53,7 @@ function leadRequest(): RawRequest {
 const requestFor = (method: string, p: string) => (method === "POST" ? leadRequest() : authorised(method, p));
 
 async function referrals(): Promise<number> {
-  const client = new pg.Client({ connectionString: postgres!.url });
+  const client = new pg.Client({ connectionString: cluster.url });
   await client.connect();
   try {
     return (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM referrals")).rows[0].n;
@@ -80,8 +68,7 @@ describe("a production server whose database is stopped", () => {
     const pid = nextServerPid(server.baseUrl);
     const before = await referrals();
 
-    await postgres!.stop();
-    postgres = undefined;
+    await cluster.stop();
     // One at a time on every operation and alias, twice (the pool's connections are dead, then none can be made) ...
     const timings: number[] = [];
     for (let round = 0; round < 2; round++) {
@@ -110,7 +97,7 @@ describe("a production server whose database is stopped", () => {
     }
     console.log(`database down: slowest answer ${Math.max(...timings, ...burst.map((r) => r.ms))} ms`);
 
-    postgres = await startPostgres();
+    await cluster.start();
     // Back by itself: the same server process answers normally again.
     const deadline = Date.now() + 30_000;
     let status = 0;
@@ -133,7 +120,7 @@ describe("a production server whose database is stopped", () => {
     for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
     const before = await referrals();
     // SIGSTOP the whole cluster (postmaster and backends): TCP still connects, nothing answers.
-    const postmaster = Number((await readFile(path.join(dir, "postmaster.pid"), "utf8")).split("\n")[0]);
+    const postmaster = Number((await readFile(path.join(cluster.dir, "postmaster.pid"), "utf8")).split("\n")[0]);
     const frozen = [postmaster, ...childrenOf(postmaster)];
     for (const pid of frozen) process.kill(pid, "SIGSTOP");
     let responses: Awaited<ReturnType<typeof sendRaw>>[];

@@ -1,13 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "@/lib/db/migrate";
-import { runningPostmaster, startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
-import { freePort } from "@/scripts/process-group";
 import { authorised, sendRaw } from "../helpers/hostile";
+import { OwnCluster } from "../helpers/own-cluster";
 import { nextServerPid } from "../helpers/process-tree";
 import { startServer, type RunningServer } from "../helpers/server";
 
@@ -22,39 +17,20 @@ import { startServer, type RunningServer } from "../helpers/server";
 const CLIENTS = 8;
 const PHASE_MS = 4_000;
 
-type Postgres = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
-let dir: string;
-let port: number;
-let postgres: Postgres;
+let cluster: OwnCluster;
 let server: RunningServer;
 let sql: pg.Pool;
 const run = randomBytes(3).toString("hex");
 
-/** Starts the cluster on its data folder; after a kill -9 the old backends may need a moment to go. */
-async function startPostgres(): Promise<Postgres> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startEmbeddedPostgres({ dir, port, database: "crash_test", persistent: true });
-    } catch (error) {
-      if (attempt === 20) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-}
-
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "lead-intake-crash-pg-"));
-  port = await freePort();
-  postgres = await startPostgres();
-  await migrate(postgres.url);
-  server = await startServer(postgres.url);
+  cluster = await OwnCluster.create("crash_test");
+  server = await startServer(cluster.url);
 }, 180_000);
 
 afterAll(async () => {
   await sql?.end();
   await server?.stop();
-  await postgres?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await cluster?.remove();
 }, 60_000);
 
 interface Sent {
@@ -86,14 +62,14 @@ describe("kill -9 under POST load", () => {
     const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
     await wait(PHASE_MS);
-    process.kill(runningPostmaster(dir)!.pid, "SIGKILL");
+    process.kill(cluster.server!.pid, "SIGKILL");
     await wait(1_000);
-    postgres = await startPostgres();
+    await cluster.start();
     await wait(PHASE_MS);
 
     process.kill(nextServerPid(server.baseUrl), "SIGKILL");
     await server.stop(); // the launcher has exited 1 by itself; a supervisor starts a new one
-    server = await startServer(postgres.url);
+    server = await startServer(cluster.url);
     target = server.baseUrl;
     await wait(PHASE_MS);
     stop = true;
@@ -101,7 +77,7 @@ describe("kill -9 under POST load", () => {
 
     const acknowledged = sent.filter((s) => s.acknowledged);
     expect(acknowledged.length).toBeGreaterThan(0);
-    sql = new pg.Pool({ connectionString: postgres.url, max: 2 });
+    sql = new pg.Pool({ connectionString: cluster.url, max: 2 });
     const { rows } = await sql.query<{ id: number; lead_name: string; lead_customer_id: string; customer_name: string | null; audits: number }>(
       `SELECT r.id, r.lead_name, r.lead_customer_id, c.name AS customer_name,
               (SELECT count(*)::int FROM audit_entries a WHERE a.referral_id = r.id) AS audits
