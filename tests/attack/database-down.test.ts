@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_KEY } from "../helpers/api";
@@ -120,7 +118,7 @@ describe("a production server whose database is stopped", () => {
     for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
     const before = await referrals();
     // SIGSTOP the whole cluster (postmaster and backends): TCP still connects, nothing answers.
-    const postmaster = Number((await readFile(path.join(cluster.dir, "postmaster.pid"), "utf8")).split("\n")[0]);
+    const postmaster = cluster.server!.pid;
     const frozen = [postmaster, ...childrenOf(postmaster)];
     for (const pid of frozen) process.kill(pid, "SIGSTOP");
     let responses: Awaited<ReturnType<typeof sendRaw>>[];
@@ -129,7 +127,8 @@ describe("a production server whose database is stopped", () => {
         [...OPERATIONS, ...OPERATIONS].map(([method, p]) => sendRaw(requestFor(method, p), server.baseUrl, 30_000)),
       );
     } finally {
-      for (const pid of frozen) process.kill(pid, "SIGCONT");
+      // Backends first: a backend that was exiting when frozen is reaped as soon as the postmaster runs again.
+      for (const pid of frozen.toReversed()) process.kill(pid, "SIGCONT");
     }
     for (const response of responses) {
       expect(checkEnvelope(response, { allow5xx: true })).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR" });
