@@ -17,6 +17,8 @@ export interface ProcessGroup {
   pid: number;
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
+  /** Settles when the process exits: its exit code, or the signal that ended it. */
+  exited: Promise<number | string>;
   /** Ends the whole group (e.g. npx and the `next start` it runs). */
   stop(): Promise<void>;
 }
@@ -25,14 +27,17 @@ export interface ProcessGroup {
 export async function startProcessGroup(
   command: string,
   args: string[],
-  env: Record<string, string>,
+  /** Added to this process's environment; an undefined value removes the variable. */
+  env: Record<string, string | undefined>,
   readyUrl: string,
+  { cwd }: { cwd?: string } = {},
 ): Promise<ProcessGroup> {
   let output = "";
-  const child = spawn(command, args, { env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
-  const group = { pid: child.pid!, output: () => output, stop: () => stop(child) };
+  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? code!)));
+  const group = { pid: child.pid!, output: () => output, exited, stop: () => stop(child) };
   try {
     await waitUntilAnswering(readyUrl, child);
   } catch (error) {

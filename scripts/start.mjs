@@ -1,63 +1,136 @@
 // `npm start`: builds the app, then serves it with `next start`. Without
 // DATABASE_URL it runs an embedded PostgreSQL whose data lives in .data/postgres;
 // without LEADS_API_KEY it generates one into .env.local (never printed: keys
-// stay out of logs) and shows how to use it.
+// stay out of logs) and shows how to read it once the server is ready.
 // `npm run serve` does the same without the build step.
+//
+// Lifecycle (README, "Running the launcher in production"): on SIGTERM or SIGINT
+// Next drains first (stops accepting, finishes what it serves), then the database
+// stops. If either of them dies, the launcher stops the other and exits 1 so that a
+// supervisor restarts the service. Every failure is one sentence: what happened and
+// what to do.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync } from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startEmbeddedPostgres } from "./embedded-postgres.mjs";
+import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";
+import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
+import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
 
 const ENV_FILE = ".env.local";
-const port = process.env.PORT ?? "3000";
+const port = Number(process.env.PORT ?? 3000);
+/** How long Next may take to finish in-flight requests on shutdown before it is killed: a request's own bound, and a little. */
+const DRAIN_MS = REQUEST_TIMEOUT_MS + 5_000;
 
-if (existsSync(ENV_FILE)) process.loadEnvFile(ENV_FILE);
+let database;
+let server;
+let stopping = false;
 
-if (!process.env.LEADS_API_KEY) {
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => shutdown(0));
+try {
+  await main();
+} catch (error) {
+  fail(error instanceof StartupError ? error.message : `The launcher failed (${error?.message ?? error}); fix that and start again`);
+}
+
+async function main() {
+  const keyFromEnvironment = Boolean(process.env.LEADS_API_KEY);
+  if (existsSync(ENV_FILE)) process.loadEnvFile(ENV_FILE); // DATABASE_URL and the like too
+  const keySource = keyFromEnvironment ? "environment" : process.env.LEADS_API_KEY ? "file" : generateKey();
+  const dir = process.env.DATABASE_URL ? null : embeddedDataDir();
+  if (dir) await checkEarlierLauncher(dir);
+  if (!(await portFree(port))) {
+    throw new StartupError(`Port ${port} is already in use (another server, perhaps an earlier npm start); stop it, or set PORT to a free port`);
+  }
+  if (dir) {
+    database = await startEmbeddedPostgres({ dir, port: Number(process.env.EMBEDDED_PG_PORT ?? 54329), database: "leads" });
+    recordLauncher({ port, postgresPid: database.pid });
+    process.env.DATABASE_URL = database.url;
+    database.exited.then((how) => {
+      if (!stopping) shutdown(1, `The embedded PostgreSQL stopped unexpectedly (${how}); stopping the server too, so that a supervisor can restart the service`);
+    });
+    console.log(`Embedded PostgreSQL running, data in ${shownPath(dir)}`);
+  }
+
+  if (!process.argv.includes("--no-build")) {
+    // the OpenAPI document, then next build
+    if (spawnSync("npm", ["run", "build"], { stdio: "inherit" }).status !== 0) throw new StartupError("The build failed (see its output above); fix that and run npm start again");
+  }
+  // Migrations and the configured default sources are in place before the server
+  // starts, so no request (a listing included) is the one that writes them.
+  if (spawnSync("npx", ["tsx", "scripts/prepare-db.ts"], { stdio: "inherit" }).status !== 0) {
+    throw new StartupError("Preparing the database failed (see the line above); fix that and start again");
+  }
+  if (stopping) return;
+  startNext(keySource);
+}
+
+function startNext(keySource) {
+  // Next itself, not through npx: a signal to the launcher must reach the server.
+  const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
+  const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
+  // A 1 GB heap limit (unless NODE_OPTIONS sets one). Under Node's default here (4 GB)
+  // V8 let the heap grow to 240 MB while live data stayed under 80 MB, and the process
+  // passed 360 MB; with a lower limit V8 collects sooner and stays near 230 MB (512 MB
+  // and 768 MB did the same; measured CPU cost within noise). README, Benchmark.
+  const heapLimit = process.env.NODE_OPTIONS?.includes("--max-old-space-size") ? [] : ["--max-old-space-size=1024"];
+  server = spawn(process.execPath, [...heapLimit, "--import", preload, nextBin, "start", "-p", String(port)], {
+    stdio: ["inherit", "pipe", "inherit", "ipc"],
+  });
+  let announced = false;
+  server.stdout.on("data", (chunk) => {
+    process.stdout.write(chunk);
+    if (!announced && String(chunk).includes("Ready in")) {
+      announced = true;
+      announce(keySource);
+    }
+  });
+  server.on("exit", (code, signal) => {
+    if (!stopping) shutdown(1, `The Next.js server stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the database too, so that a supervisor can restart the service`);
+  });
+}
+
+/** After Next's "Ready": where the service is and how to call it. */
+function announce(keySource) {
+  const base = `http://localhost:${port}`;
+  const key = {
+    generated: `a new key was generated into ${ENV_FILE}`,
+    file: `the key is in ${ENV_FILE}`,
+    environment: "the key is the LEADS_API_KEY you set",
+  }[keySource];
+  const read = keySource === "environment" ? "" : `; read it with: KEY=$(sed -n 's/^LEADS_API_KEY=//p' ${ENV_FILE})`;
+  console.log(`\nLead Intake Service ready at ${base} (API under ${base}/api/leads)`);
+  console.log(`API documentation: ${base}/docs`);
+  console.log(`API key: ${key}${read}`);
+  console.log(`Try it: curl -H "Authorization: Bearer $KEY" ${base}/api/leads/sources\n`);
+}
+
+/** Next drains first (it stops accepting and finishes what it serves on SIGTERM), then the database stops. */
+async function shutdown(code, why) {
+  if (stopping) return;
+  stopping = true;
+  if (why) console.error(why);
+  if (server && server.exitCode === null && server.signalCode === null) {
+    const exited = new Promise((resolve) => server.once("exit", resolve));
+    server.kill("SIGTERM");
+    const timer = setTimeout(() => server.kill("SIGKILL"), DRAIN_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+  await database?.stop();
+  forgetLauncher();
+  process.exit(code);
+}
+
+function fail(sentence) {
+  console.error(sentence);
+  shutdown(1);
+}
+
+function generateKey() {
   const key = `lk_${randomBytes(32).toString("base64url")}`;
   appendFileSync(ENV_FILE, `LEADS_API_KEY=${key}\n`, { mode: 0o600 });
   process.env.LEADS_API_KEY = key;
-  console.log(`Generated an API key into ${ENV_FILE} (LEADS_API_KEY). Try it:`);
-  console.log(`  curl -H "Authorization: Bearer $(sed -n 's/^LEADS_API_KEY=//p' ${ENV_FILE})" http://localhost:${port}/api/leads/sources\n`);
+  return "generated";
 }
 
-let database;
-if (!process.env.DATABASE_URL) {
-  database = await startEmbeddedPostgres({
-    dir: path.resolve(".data", "postgres"),
-    port: Number(process.env.EMBEDDED_PG_PORT ?? 54329),
-    database: "leads",
-  });
-  process.env.DATABASE_URL = database.url;
-  console.log(`Embedded PostgreSQL running, data in .data/postgres`);
-}
-
-if (!process.argv.includes("--no-build")) {
-  const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" }); // the OpenAPI document, then next build
-  if (build.status !== 0) await shutdown(build.status ?? 1);
-}
-
-// Migrations and the configured default sources are in place before the server
-// starts, so no request (a listing included) is the one that writes them.
-const prepared = spawnSync("npx", ["tsx", "scripts/prepare-db.ts"], { stdio: "inherit" });
-if (prepared.status !== 0) await shutdown(prepared.status ?? 1);
-
-// Next itself, not through npx: a signal to the launcher must reach the server.
-const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
-// A 1 GB heap limit (unless NODE_OPTIONS sets one). Under Node's default here (4 GB)
-// V8 let the heap grow to 240 MB while live data stayed under 80 MB, and the process
-// passed 360 MB; with a lower limit V8 collects sooner and stays near 230 MB (512 MB
-// and 768 MB did the same; measured CPU cost within noise). README, Benchmark.
-const heapLimit = process.env.NODE_OPTIONS?.includes("--max-old-space-size") ? [] : ["--max-old-space-size=1024"];
-// Methods Next refuses before any route runs get the API's JSON answers (scripts/method-guard.mjs).
-const methodGuard = ["--import", fileURLToPath(import.meta.resolve("./method-guard.mjs"))];
-const server = spawn(process.execPath, [...heapLimit, ...methodGuard, nextBin, "start", "-p", port], { stdio: "inherit" });
-server.on("exit", (code) => shutdown(code ?? 0));
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-
-async function shutdown(code) {
-  await database?.stop();
-  process.exit(code);
-}

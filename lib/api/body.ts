@@ -1,12 +1,22 @@
-import { ApiError, MAX_BODY_BYTES, type Issue } from "./errors";
+import { ApiError, boundedIssues, issueAt, MAX_BODY_BYTES, MAX_ISSUES, type Issue } from "./errors";
 
 export { MAX_BODY_BYTES };
 
 /**
+ * Deepest nesting of arrays and objects accepted in a body. A valid lead nests 2
+ * deep (the body, a referrer object); 32 leaves room for any mistake worth
+ * reporting field by field. Checked on the text before it is parsed or walked: a
+ * 1 MiB body can nest 500,000 deep, and every later step (parse, schema, the walk
+ * below, the answer's paths) would cost in proportion to its depth.
+ */
+export const MAX_NESTING_DEPTH = 32;
+
+/**
  * Reads a JSON request body: media type application/json (any case, parameters
  * allowed) or 415; at most MAX_BODY_BYTES, refused as soon as that is passed
- * (declared or streamed) or 413; valid UTF-8 JSON, not empty, or 400 INVALID_JSON;
- * no text the database cannot store as sent, or 400 INVALID_INPUT.
+ * (declared or streamed) or 413; nested at most MAX_NESTING_DEPTH deep, or 400
+ * INVALID_INPUT; valid UTF-8 JSON, not empty, or 400 INVALID_JSON; no text the
+ * database cannot store as sent, or 400 INVALID_INPUT.
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const mediaType = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
@@ -17,6 +27,11 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (declared > MAX_BODY_BYTES) throw new ApiError("PAYLOAD_TOO_LARGE");
 
   const text = await readText(request);
+  if (nestingDepth(text, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) {
+    throw new ApiError("INVALID_INPUT", "Invalid request body", [
+      { path: "", message: `Nested more than ${MAX_NESTING_DEPTH} levels deep (arrays and objects)` },
+    ]);
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -30,23 +45,63 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 }
 
 /**
+ * How deep `[` and `{` nest in JSON text, outside strings; stops counting once past
+ * `limit`. One pass over the characters, whether or not the text is valid JSON.
+ */
+export function nestingDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+/**
  * Strings PostgreSQL cannot store as sent: U+0000 (text cannot hold it, so the
  * insert failed with a 500) and unpaired surrogates (they have no UTF-8 form, so
- * U+FFFD was saved while the answer echoed the original). One issue per string,
- * at its dot-joined path; walked without recursion, as bodies may nest deeply.
+ * U+FFFD was saved while the answer echoed the original). One issue per string at
+ * its path, in body order; the first MAX_ISSUES are listed and the rest only
+ * counted (paths are joined only for those listed). Walked without recursion.
  */
-function unstorableText(body: unknown): Issue[] {
-  const issues: Issue[] = [];
-  const pending: [unknown, string][] = [[body, ""]];
+export function unstorableText(body: unknown): Issue[] {
+  const listed: Issue[] = [];
+  let found = 0;
+  const pending: [unknown, PathLink | null][] = [[body, null]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path] = next;
     if (typeof value === "string" && (value.includes("\0") || !value.isWellFormed())) {
-      issues.push({ path, message: "Must not contain U+0000 or unpaired surrogates" });
+      if (found++ < MAX_ISSUES) listed.push(issueAt(keysOf(path), "Must not contain U+0000 or unpaired surrogates"));
     } else if (value !== null && typeof value === "object") {
-      for (const [key, child] of Object.entries(value)) pending.push([child, path ? `${path}.${key}` : key]);
+      // Pushed last to first, so that they come off the stack in body order.
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i][1], { up: path, key: entries[i][0] }]);
     }
   }
-  return issues.reverse();
+  return boundedIssues(listed, found);
+}
+
+/** A path kept as a link to its parent's: constant work per value walked, keys listed only when reported. */
+interface PathLink {
+  up: PathLink | null;
+  key: string;
+}
+
+function keysOf(link: PathLink | null): string[] {
+  const keys: string[] = [];
+  for (; link; link = link.up) keys.push(link.key);
+  return keys.reverse();
 }
 
 // Decoding a whole buffer (no `stream` option) keeps no state between calls: one decoder serves every request.

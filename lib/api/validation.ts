@@ -1,11 +1,14 @@
 import type { z } from "zod";
-import { ApiError, type Issue } from "./errors";
+import { ApiError, boundedIssues, issueAt, type Issue } from "./errors";
 
-/** Validates input against a schema; failures become 400 INVALID_INPUT with one issue per offending field. */
+/**
+ * Validates input against a schema; failures become 400 INVALID_INPUT with one
+ * issue per offending field, the first MAX_ISSUES of them listed (boundedIssues).
+ */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new ApiError("INVALID_INPUT", `Invalid ${what}`, toIssues(result.error.issues));
+  throw new ApiError("INVALID_INPUT", `Invalid ${what}`, boundedIssues(toIssues(result.error.issues)));
 }
 
 /**
@@ -16,18 +19,20 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
  */
 export function parseQuery<S extends z.ZodObject>(schema: S, request: Request): z.output<S> {
   const params = new URL(request.url).searchParams;
-  const names = [...params.keys()];
-  const issues: Issue[] = [...new Set(names)].flatMap((name) =>
-    names.indexOf(name) !== names.lastIndexOf(name)
-      ? [{ path: name, message: "Given more than once" }]
+  const times = new Map<string, number>();
+  for (const name of params.keys()) times.set(name, (times.get(name) ?? 0) + 1);
+  const issues: Issue[] = [...times].flatMap(([name, n]) =>
+    n > 1
+      ? [issueAt([name], "Given more than once")]
       : Object.hasOwn(schema.shape, name)
         ? []
-        : [{ path: name, message: "Unknown name: not part of the API" }],
+        : [issueAt([name], "Unknown name: not part of the API")],
   );
   const known = Object.fromEntries([...params].filter(([name]) => Object.hasOwn(schema.shape, name)));
   const result = schema.safeParse(known);
-  if (!result.success) issues.push(...toIssues(result.error.issues).filter((i) => !issues.some((j) => j.path === i.path)));
-  if (issues.length) throw new ApiError("INVALID_INPUT", "Invalid query parameters", issues);
+  // A repeated name is reported as such, not also by the value that won.
+  if (!result.success) issues.push(...toIssues(result.error.issues).filter((i) => (times.get(i.path) ?? 0) <= 1));
+  if (issues.length) throw new ApiError("INVALID_INPUT", "Invalid query parameters", boundedIssues(issues));
   return result.data as z.output<S>;
 }
 
@@ -42,13 +47,13 @@ export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly P
   return firstPerPath(typeOnlyWhereWrongType(issues)).flatMap((issue): Issue[] => {
     const path = [...prefix, ...issue.path];
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({ path: joinPath([...path, key]), message: "Unknown name: not part of the API" }));
+      return issue.keys.map((key) => issueAt([...path, key], "Unknown name: not part of the API"));
     }
     if (issue.code === "invalid_union") {
       const typed = issue.errors.filter((branch) => !isTypeMismatch(branch));
       if (typed.length === 1) return toIssues(typed[0], path);
     }
-    return [{ path: joinPath(path), message: issue.message }];
+    return [issueAt(path, issue.message)];
   });
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CODES_WITH_ISSUES, ERROR_CODES, ERRORS } from "@/lib/api/errors";
+import { CODES_WITH_ISSUES, ERROR_CODES, ERRORS, MAX_ISSUES, MAX_PATH_CHARS } from "@/lib/api/errors";
 import * as leads from "@/lib/leads/schemas";
 
 /**
@@ -20,7 +20,11 @@ const Issue = z
   .strictObject({
     path: z
       .string()
-      .describe("Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `\"\"` for the body as a whole."),
+      .max(MAX_PATH_CHARS)
+      .describe(
+        "Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `\"\"` for the body as a whole. " +
+          `A path longer than ${MAX_PATH_CHARS} characters is cut, ending in \`…\`.`,
+      ),
     message: z.string(),
   })
   .describe("One problem with the input.");
@@ -32,7 +36,14 @@ const Error = z
   .strictObject({
     error: z.string().describe("Readable explanation."),
     code: ErrorCode,
-    issues: z.array(Issue).min(1).optional().describe("Each problem with the input; present exactly when `code` is `INVALID_INPUT`."),
+    issues: z
+      .array(Issue)
+      .min(1)
+      .max(MAX_ISSUES + 1)
+      .optional()
+      .describe(
+        `Each problem with the input, present exactly when \`code\` is \`INVALID_INPUT\`: the first ${MAX_ISSUES} in body order; when there are more, one last issue at path \`""\` counts the rest.`,
+      ),
     requestId: z.string().describe("The request's id, also in the `X-Request-Id` header: quote it to the operator."),
   })
   .meta({

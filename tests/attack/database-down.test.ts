@@ -1,14 +1,10 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "@/lib/db/migrate";
-import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
 import { TEST_KEY } from "../helpers/api";
 import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines, type RawRequest } from "../helpers/hostile";
 import { freePort, startProcessGroup } from "@/scripts/process-group";
+import { OwnCluster } from "../helpers/own-cluster";
 import { childrenOf, nextServerPid } from "../helpers/process-tree";
 import { startServer, type RunningServer } from "../helpers/server";
 
@@ -27,10 +23,7 @@ const BOUND_MS = 10_000;
  */
 const FROZEN_BOUND_MS = 20_000;
 
-type Postgres = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
-let dir: string;
-let port: number;
-let postgres: Postgres | undefined;
+let cluster: OwnCluster;
 let server: RunningServer;
 const personal = new Set<string>();
 
@@ -52,20 +45,14 @@ async function expectHealth(live: number, ready: number, baseUrl = server.baseUr
   }
 }
 
-const startPostgres = () => startEmbeddedPostgres({ dir, port, database: "down_test", persistent: true });
-
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "lead-intake-down-pg-"));
-  port = await freePort();
-  postgres = await startPostgres();
-  await migrate(postgres.url);
-  server = await startServer(postgres.url);
+  cluster = await OwnCluster.create("down_test");
+  server = await startServer(cluster.url);
 }, 180_000);
 
 afterAll(async () => {
   await server?.stop();
-  await postgres?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await cluster?.remove();
 }, 60_000);
 
 let counter = 0;
@@ -84,7 +71,7 @@ function leadRequest(): RawRequest {
 const requestFor = (method: string, p: string) => (method === "POST" ? leadRequest() : authorised(method, p));
 
 async function referrals(): Promise<number> {
-  const client = new pg.Client({ connectionString: postgres!.url });
+  const client = new pg.Client({ connectionString: cluster.url });
   await client.connect();
   try {
     return (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM referrals")).rows[0].n;
@@ -99,8 +86,7 @@ describe("a production server whose database is stopped", () => {
     const pid = nextServerPid(server.baseUrl);
     const before = await referrals();
 
-    await postgres!.stop();
-    postgres = undefined;
+    await cluster.stop();
     // One at a time on every operation and alias, twice (the pool's connections are dead, then none can be made) ...
     const timings: number[] = [];
     for (let round = 0; round < 2; round++) {
@@ -130,7 +116,7 @@ describe("a production server whose database is stopped", () => {
     console.log(`database down: slowest answer ${Math.max(...timings, ...burst.map((r) => r.ms))} ms`);
     await expectHealth(200, 503);
 
-    postgres = await startPostgres();
+    await cluster.start();
     // Back by itself: the same server process answers normally again.
     const deadline = Date.now() + 30_000;
     let status = 0;
@@ -154,7 +140,7 @@ describe("a production server whose database is stopped", () => {
     for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
     const before = await referrals();
     // SIGSTOP the whole cluster (postmaster and backends): TCP still connects, nothing answers.
-    const postmaster = Number((await readFile(path.join(dir, "postmaster.pid"), "utf8")).split("\n")[0]);
+    const postmaster = cluster.server!.pid;
     const frozen = [postmaster, ...childrenOf(postmaster)];
     for (const pid of frozen) process.kill(pid, "SIGSTOP");
     let responses: Awaited<ReturnType<typeof sendRaw>>[];
@@ -164,9 +150,8 @@ describe("a production server whose database is stopped", () => {
         [...OPERATIONS, ...OPERATIONS].map(([method, p]) => sendRaw(requestFor(method, p), server.baseUrl, 30_000)),
       );
     } finally {
-      // Backends first: a backend that had exited just before the freeze stays a zombie only
-      // while the postmaster is stopped; resumed first, it reaps it and the kill fails (ESRCH).
-      for (const pid of [...frozen].reverse()) process.kill(pid, "SIGCONT");
+      // Backends first: a backend that was exiting when frozen is reaped as soon as the postmaster runs again.
+      for (const pid of frozen.toReversed()) process.kill(pid, "SIGCONT");
     }
     for (const response of responses) {
       expect(checkEnvelope(response, { allow5xx: true })).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR", requestId: expect.any(String) });
@@ -186,9 +171,8 @@ describe("a production server whose database is stopped", () => {
   }, 180_000);
 
   it("starts under its own `next start` while the database is down: live, not ready, and ready once the database is back", async () => {
-    const databaseUrl = postgres!.url;
-    await postgres!.stop();
-    postgres = undefined;
+    const databaseUrl = cluster.url;
+    await cluster.stop();
     // A host's own `next start` (no launcher): the start-up work runs in instrumentation.ts.
     const webPort = await freePort();
     const baseUrl = `http://127.0.0.1:${webPort}`;
@@ -203,7 +187,7 @@ describe("a production server whose database is stopped", () => {
       const refused = await sendRaw(leadRequest(), baseUrl, 30_000);
       expect(checkEnvelope(refused, { allow5xx: true }).code).toBe("INTERNAL_ERROR");
       expect(own.output()).toMatch(/"msg":"start-up preparation failed[^"]*","kind":"connection-refused"/);
-      postgres = await startPostgres();
+      await cluster.start();
       const deadline = Date.now() + 30_000;
       let ready = 0;
       while (Date.now() < deadline && ready !== 200) {

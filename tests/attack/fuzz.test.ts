@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { authorised, checkEnvelope, distinctive, sendRaw, stackTraceLines } from "../helpers/hostile";
-import { accountForRows, FuzzLedger, hostileCases, seedWorld, type World } from "../helpers/hostile-requests";
+import { hostileCases } from "../helpers/hostile-cases";
+import { accountForRows, FuzzLedger, seedWorld } from "../helpers/fuzz-ledger";
+import type { World } from "../helpers/oracle";
 
 /**
  * Fuzzing the four operations and the aliases in-process (the route handlers Next

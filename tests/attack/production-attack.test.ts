@@ -5,7 +5,9 @@ import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines } from "../helpers/hostile";
 import { sourceKey } from "@/lib/leads/source-name";
-import { accountForRows, FuzzLedger, hostileCases, seedWorld, type World } from "../helpers/hostile-requests";
+import { accountForRows, FuzzLedger, seedWorld } from "../helpers/fuzz-ledger";
+import { hostileCases } from "../helpers/hostile-cases";
+import type { World } from "../helpers/oracle";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFixture, seed } from "@/scripts/seed";
+import { readFixture } from "@/scripts/seed/fixture";
+import { seed } from "@/scripts/seed/load";
 import { call } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { openApiDocument } from "../helpers/openapi";

@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureSchema, readFixture, seed, type Fixture } from "@/scripts/seed";
+import { fixtureSchema, readFixture, type Fixture } from "@/scripts/seed/fixture";
+import { seed } from "@/scripts/seed/load";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { ISO_MS, keysOf, LISTED_LEAD_KEYS, listLeads, sourcesByName } from "../helpers/read-fixtures";

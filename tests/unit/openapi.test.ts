@@ -8,6 +8,7 @@ import { ERROR_STATUS, type ErrorCode } from "@/lib/api/errors";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import * as leads from "@/lib/leads/schemas";
 import { openApiDocument, schemaValidator } from "../helpers/openapi";
+import { PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
 
 /** The OpenAPI document (lib/openapi/document.ts), checked against the spec and its own schemas. */
 
@@ -224,17 +225,8 @@ describe("OpenAPI document: operations", () => {
       expect(p[field]).not.toHaveProperty("maxLength");
     }
     for (const field of ["leadName", "leadState", "leadCity", "leadAddress", "remark"]) expect(p[field].description).toContain("U+0000");
-    expect(p.relationship.enum).toEqual([
-      "Family",
-      "Friend",
-      "Colleague",
-      "Neighbor",
-      "Business Partner",
-      "Existing Customer",
-      "Community Contact",
-      "Other",
-    ]);
-    expect(p.projectType.enum).toEqual(["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)", "OTHERS"]);
+    expect(p.relationship.enum).toEqual(RELATIONSHIPS);
+    expect(p.projectType.enum).toEqual(PROJECT_TYPES);
     // Optional fields are never nullable.
     for (const n of walk(schema)) expect(n.type === "null" || (Array.isArray(n.type) && n.type.includes("null"))).toBe(false);
     // The rules: defaults, normalisation, referrer resolution, not idempotent, the body limit.

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError, type Issue } from "@/lib/api/errors";
 import { parseInput, toIssues } from "@/lib/api/validation";
 import { createLeadBody, type CreateLeadInput } from "@/lib/leads/schemas";
+import { PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
 
 // POST /api/leads body validation (spec "POST /api/leads" table, rule 7, decisions.md 4
 // and 5) without a database: createLeadBody decides, toIssues reports.
@@ -230,18 +231,6 @@ describe("allowed characters", () => {
 });
 
 describe("enumerations are exact and case-sensitive", () => {
-  const RELATIONSHIPS = [
-    "Family",
-    "Friend",
-    "Colleague",
-    "Neighbor",
-    "Business Partner",
-    "Existing Customer",
-    "Community Contact",
-    "Other",
-  ];
-  const PROJECT_TYPES = ["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)", "OTHERS"];
-
   it.each(RELATIONSHIPS)("relationship accepts %j", (value) => {
     expect(accept({ ...BASE, relationship: value }).relationship).toBe(value);
   });

@@ -1,0 +1,59 @@
+// Which launcher runs the embedded database of this clone: .data/launcher.json
+// holds its pid, HTTP port and PostgreSQL pid while it runs. A second `npm start`
+// in the same clone is refused with where the first one serves; after a launcher
+// was killed (kill -9: no chance to stop anything), the next start stops the
+// PostgreSQL it left running and carries on. (Its Next exits by itself:
+// scripts/next-server-preload.mjs.)
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { runningPostmaster, shownPath, StartupError, stopPostmaster } from "./embedded-postgres.mjs";
+
+const RECORD = path.resolve(".data", "launcher.json");
+
+/** Refuses to start while another launcher runs this clone's database; stops what a killed one left running. */
+export async function checkEarlierLauncher(dir) {
+  const earlier = read();
+  if (!earlier || earlier.pid === process.pid) return;
+  if (isLauncher(earlier.pid)) {
+    throw new StartupError(
+      `The embedded database in ${shownPath(dir)} is already in use by the server on port ${earlier.port} (launcher pid ${earlier.pid}); stop that server first, or set DATABASE_URL to run another one`,
+    );
+  }
+  const running = runningPostmaster(dir);
+  if (running && running.pid === earlier.postgresPid) {
+    console.log(`Stopping the embedded PostgreSQL (pid ${running.pid}) left running by a launcher that was killed (pid ${earlier.pid})`);
+    await stopPostmaster(running.pid);
+  }
+  rmSync(RECORD, { force: true });
+}
+
+export function recordLauncher({ port, postgresPid }) {
+  mkdirSync(path.dirname(RECORD), { recursive: true });
+  writeFileSync(RECORD, JSON.stringify({ pid: process.pid, port, postgresPid }));
+}
+
+export function forgetLauncher() {
+  if (read()?.pid === process.pid) rmSync(RECORD, { force: true });
+}
+
+function read() {
+  try {
+    return JSON.parse(readFileSync(RECORD, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** A live process running this launcher (its pid may since have gone to another program). */
+function isLauncher(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if (error.code !== "EPERM") return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("start.mjs");
+  } catch {
+    return true; // no /proc: a live pid is taken for the launcher
+  }
+}

