@@ -112,7 +112,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     progress.stop();
 
     // Answers lost in this run: a lead that was created is recognised now; the rest stay for the next run.
-    if (!stop) unreconciled = [...unreconciled, ...(await reconcileOpen(true)).unreconciled];
+    if (!stop) unreconciled = [...new Set([...unreconciled, ...(await reconcileOpen(true)).unreconciled])].sort((a, b) => a - b);
   } catch (error) {
     progress.stop();
     if (!(error instanceof ReconcileError)) throw error;
