@@ -14,6 +14,7 @@ import { migrate } from "@/lib/db/migrate";
 import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { renderChart } from "./chart";
+import { benchImport } from "./import";
 import { createLeadWithPg } from "./lead-transaction";
 
 const KEY = "bench-key";
@@ -221,6 +222,10 @@ async function main() {
       };
     }
 
+    console.log("Importer on 5,000 rows, and raw POST at its concurrency...");
+    const imported = await benchImport(service, KEY);
+    console.log(`importer ${imported.rowsPerSecond} rows/s, raw POST ${imported.postRpsAtSameConcurrency} requests/s`);
+
     const filteredSource = "Bench Source 7";
     const list: Record<string, Record<string, number>> = {};
     for (const size of SIZES) {
@@ -255,6 +260,7 @@ async function main() {
       machine: `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`,
       post,
       list,
+      import: imported,
       reads: {
         sources: { count: SOURCES, p50Ms: sources.p50, p99Ms: sources.p99 },
         agents: { users: USERS, p50Ms: agents.p50, p99Ms: agents.p99 },
@@ -267,6 +273,7 @@ async function main() {
         // What service / floor would be if the service's own work cost nothing beyond the
         // floor's and the database's: the machine's CPU bounds both (see README, Benchmark).
         postFloorCeilingAt16: round2(cpu[16].floor.machine / (cpu[16].floor.machine + cpu[16].service.database)),
+        importOverPost: round2(imported.rowsPerSecond / imported.postRpsAtSameConcurrency),
       },
       cpuMsPerRequest: cpu,
       rssMb: { start: rssStart, end: rssEnd },
@@ -337,6 +344,7 @@ function toMarkdown(r: Result): string {
     "| Ratio | Value | Target |",
     "|---|---|---|",
     `| POST service / floor at 16 connections | ${r.ratios.postServiceOverFloorAt16} | >= 0.7 |`,
+    `| Importer rows/s / raw POST requests/s at its concurrency | ${r.ratios.importOverPost} | >= 0.8 |`,
     `| POST service / bare at 16 connections | ${r.ratios.postServiceOverBareAt16} | |`,
     `| POST ceiling of service / floor set by PostgreSQL's CPU per lead | ${r.ratios.postFloorCeilingAt16} | |`,
     `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,

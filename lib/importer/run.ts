@@ -76,8 +76,10 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
       else if (state === "rejected") c.rejected++;
       else if (state !== "pending") c.uncertain++;
     }
+    c.uncertain -= inFlight; // rows at `intent` whose POST is still under way are not uncertain yet
     return c;
   };
+  let inFlight = 0;
   const progress = new Progress(counts, options.json);
   let stop: "key" | "unavailable" | null = null;
   let unreconciled: number[] = [];
@@ -136,7 +138,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
 
   async function send(row: number, body: CreateLeadRequest): Promise<void> {
     await ledger.append({ type: "intent", row, at: new Date().toISOString() });
-    const outcome = await client.createLead(body);
+    inFlight++;
+    const outcome = await client.createLead(body).finally(() => inFlight--);
     const { status, code, requestId } = outcome;
     switch (outcome.outcome) {
       case "ok": {
