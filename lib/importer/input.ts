@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import type { CreateLeadRequest } from "../client";
+import { createLeadBody } from "../leads/schemas";
 
 /**
  * Reading the input: a CSV file with the API's own field names as its header
@@ -9,20 +10,13 @@ import type { CreateLeadRequest } from "../client";
  * field) or JSON Lines with one API body per line.
  */
 
-/** CSV columns, in the order results files list them. */
-export const CSV_COLUMNS = [
-  "leadName",
-  "leadMobileNumber",
-  "referrer",
-  "referrerCustomerId",
-  "assignedAgentId",
-  "leadState",
-  "leadCity",
-  "leadAddress",
-  "relationship",
-  "projectType",
-  "remark",
-] as const;
+/**
+ * CSV columns, in the order results files list them: the API's own field names (from
+ * the service's schema), with `referrerCustomerId` after `referrer` for its object form.
+ */
+export const CSV_COLUMNS: readonly string[] = Object.keys(createLeadBody.shape).flatMap((field) =>
+  field === "referrer" ? [field, "referrerCustomerId"] : [field],
+);
 
 export interface InputRow {
   /** CSV: the data record's number (the first record after the header is 1); JSON Lines: the line number. */
@@ -64,7 +58,7 @@ function readCsv(text: string): Omit<Input, "sha256"> {
   }
   const [header = [], ...data] = records;
   const columns = header.map((name) => name.trim());
-  const unknown = columns.filter((name) => !(CSV_COLUMNS as readonly string[]).includes(name));
+  const unknown = columns.filter((name) => !CSV_COLUMNS.includes(name));
   if (unknown.length) throw new InputError(`Unknown CSV column(s): ${unknown.join(", ")}. Columns are the API's field names: ${CSV_COLUMNS.join(", ")}`);
   if (new Set(columns).size !== columns.length) throw new InputError("A CSV column is named twice");
   for (const required of ["leadName", "leadMobileNumber"]) {

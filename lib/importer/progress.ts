@@ -21,6 +21,7 @@ export class Progress {
   private sentThisRun = 0;
   private bar: SingleBar | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private running = false;
 
   constructor(
     private readonly counts: () => Counts,
@@ -30,6 +31,7 @@ export class Progress {
   ) {}
 
   start(): void {
+    this.running = true;
     const c = this.counts();
     if (this.stderr.isTTY) {
       this.bar = new SingleBar({
@@ -66,7 +68,10 @@ export class Progress {
     }
   }
 
+  /** Ends the bar or the periodic lines with a last update; again, or before start(), it does nothing. */
   stop(): void {
+    if (!this.running) return;
+    this.running = false;
     if (this.timer) clearInterval(this.timer);
     if (this.bar) {
       const c = this.counts();

@@ -37,7 +37,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Row = Partial<Record<(typeof CSV_COLUMNS)[number], string>>;
+type Row = Partial<Record<string, string>>;
 
 const cell = (v = "") => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 async function writeCsv(name: string, rows: Row[]): Promise<string> {
