@@ -137,9 +137,14 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   return result;
 
   async function send(row: number, body: CreateLeadRequest): Promise<void> {
-    await ledger.append({ type: "intent", row, at: new Date().toISOString() });
     inFlight++;
-    const outcome = await client.createLead(body).finally(() => inFlight--);
+    let outcome: Awaited<ReturnType<LeadsClient["createLead"]>>;
+    try {
+      await ledger.append({ type: "intent", row, at: new Date().toISOString() });
+      outcome = await client.createLead(body);
+    } finally {
+      inFlight--;
+    }
     const { status, code, requestId } = outcome;
     switch (outcome.outcome) {
       case "ok": {
