@@ -91,6 +91,13 @@ async function ledgerEntries(file: string): Promise<{ type: string; row?: number
   });
 }
 
+/** Rows whose last ledger entry is one of `types`. */
+async function rowsLeftAt(file: string, ...types: string[]): Promise<number[]> {
+  const last = new Map<number, string>();
+  for (const e of await ledgerEntries(file)) if (e.row !== undefined) last.set(e.row, e.type);
+  return [...last].filter(([, type]) => types.includes(type)).map(([row]) => row);
+}
+
 async function waitForCreated(file: string, count: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   while ((await ledgerEntries(file)).filter((e) => e.type === "created").length < count) {
@@ -218,6 +225,8 @@ describe("importer", () => {
     const first = await importer.done;
     expect(first.code, first.stderr).toBe(EXIT.UNAVAILABLE);
     expect((await leadsNamed("Crash Lead ")).length).toBeLessThan(rows.length);
+    const inFlight = await rowsLeftAt(file, "intent", "uncertain"); // POSTs the kill cut off: committed or not
+    expect(inFlight.length).toBeGreaterThan(0);
 
     server = await startServer(db.url, {}, port);
     const second = await runImport(file);
@@ -233,6 +242,7 @@ describe("importer", () => {
     importer.kill("SIGKILL");
     await importer.done;
     expect(existsSync(`${file}.ledger.jsonl.lock`)).toBe(true); // left behind; the next run takes it over
+    expect((await rowsLeftAt(file, "intent")).length).toBeGreaterThan(0); // outcomes never recorded
 
     const second = await runImport(file);
     expect(second.code, second.stderr).toBe(EXIT.OK);
