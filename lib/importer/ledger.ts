@@ -69,6 +69,8 @@ interface Pending {
 
 export class Ledger {
   private readonly states = new Map<number, RowState>();
+  /** Rows per state other than pending, kept with `states` so progress updates do not walk every row. */
+  private readonly tally: Record<Exclude<RowState["state"], "pending">, number> = { intent: 0, uncertain: 0, created: 0, rejected: 0 };
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private failed: unknown = null;
@@ -114,7 +116,7 @@ export class Ledger {
             "Restore the original input to resume, or import the new file with another --ledger.",
         );
       }
-      for (const entry of entries.slice(1)) if ("row" in entry) ledger.states.set(entry.row, next(ledger.state(entry.row), entry));
+      for (const entry of entries.slice(1)) if ("row" in entry) ledger.apply(entry);
       return ledger;
     } catch (error) {
       await unlink(lockPath).catch(() => {});
@@ -126,10 +128,23 @@ export class Ledger {
     return this.states.get(row) ?? NEW;
   }
 
+  /** How many rows are in each state (rows never attempted, or unsent, are pending and not counted). */
+  counts(): Readonly<Ledger["tally"]> {
+    return this.tally;
+  }
+
+  private apply(entry: LedgerEntry & { row: number }): void {
+    const before = this.state(entry.row);
+    const after = next(before, entry);
+    if (before.state !== "pending") this.tally[before.state]--;
+    if (after.state !== "pending") this.tally[after.state]++;
+    this.states.set(entry.row, after);
+  }
+
   /** Records an entry; resolves once it is on disk (fsynced). */
   append(entry: LedgerEntry): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
-    if ("row" in entry) this.states.set(entry.row, next(this.state(entry.row), entry));
+    if ("row" in entry) this.apply(entry);
     return new Promise((resolve, reject) => {
       this.queue.push({ line: `${JSON.stringify(entry)}\n`, resolve, reject });
       this.flushing ??= this.flush();

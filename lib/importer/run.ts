@@ -69,15 +69,9 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   }
   const client = new LeadsClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
   const counts = () => {
-    const c = { total: input.rows.length, created: 0, rejected: 0, uncertain: 0 };
-    for (const { row } of input.rows) {
-      const { state } = ledger.state(row);
-      if (state === "created") c.created++;
-      else if (state === "rejected") c.rejected++;
-      else if (state !== "pending") c.uncertain++;
-    }
-    c.uncertain -= inFlight; // rows at `intent` whose POST is still under way are not uncertain yet
-    return c;
+    const { created, rejected, intent, uncertain } = ledger.counts();
+    // Rows at `intent` whose POST is still under way are not uncertain (yet).
+    return { total: input.rows.length, created, rejected, uncertain: intent + uncertain - inFlight };
   };
   let inFlight = 0;
   const progress = new Progress(counts, options.json);
@@ -100,13 +94,14 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     unreconciled = verdicts.unreconciled;
 
     progress.start();
-    const queue = input.rows.filter(
-      ({ row, body }) => body && (ledger.state(row).state === "pending" || (options.resendUnreconciled && unreconciled.includes(row))),
-    );
+    const resend = new Set(options.resendUnreconciled ? unreconciled : []);
+    const queue = input.rows.filter(({ row, body }) => body && (ledger.state(row).state === "pending" || resend.has(row)));
     if (options.resendUnreconciled) unreconciled = [];
+    let taken = 0;
     const worker = async () => {
-      for (let next = queue.shift(); next && !stop && !options.signal?.aborted; next = queue.shift()) {
-        await send(next.row, next.body!);
+      while (taken < queue.length && !stop && !options.signal?.aborted) {
+        const { row, body } = queue[taken++];
+        await send(row, body!);
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
