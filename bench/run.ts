@@ -14,6 +14,7 @@ import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
 import { serverRssMb } from "./cpu";
 import { seedSourcesAndUsers } from "./data";
+import { benchImport } from "./import";
 import { measureList, measureReads } from "./list";
 import { KEY } from "./load";
 import { measurePost, warmPost } from "./post";
@@ -42,7 +43,9 @@ async function main() {
       const rssEnd = serverRssMb(servers.service.group);
       console.log("Requests against the number of sources (200, then 100,000)...");
       const sourcesScale = await measureSourcesScale(pool, servers.service.url, KEY);
-      const measurements = { post, cpuMsPerRequest: cpu, list, reads, import: null, sourcesScale, rssMb: { start: rssStart, end: rssEnd } };
+      console.log("The importer on 5,000 rows beside raw POST at its concurrency...");
+      const imported = await benchImport(servers.service.url, KEY);
+      const measurements = { post, cpuMsPerRequest: cpu, list, reads, import: imported, sourcesScale, rssMb: { start: rssStart, end: rssEnd } };
       await writeResult(toResult(measurements, startedAt));
     } finally {
       await stopServers(servers);

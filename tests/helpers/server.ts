@@ -3,6 +3,8 @@ import { TEST_KEY } from "./api";
 
 export interface RunningServer {
   baseUrl: string;
+  /** The process group (kill -pid ends the server without letting it shut down). */
+  pid: number;
   /** Everything the server printed so far (stdout and stderr). */
   output(): string;
   stop(): Promise<void>;
@@ -11,10 +13,15 @@ export interface RunningServer {
 /**
  * Starts the production build as the README says (`npm run serve`, i.e.
  * scripts/start.mjs --no-build) on a free port against the given database, and
- * waits until it answers. `npm test` builds before the tests run.
+ * waits until it answers (on `port` if given, e.g. to restart a killed server at the
+ * same address). `npm test` builds before the tests run.
  */
-export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningServer> {
-  const port = await freePort();
+export async function startServer(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  port?: number,
+): Promise<RunningServer> {
+  port ??= await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const group = await startProcessGroup(
     "node",
@@ -22,5 +29,5 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
     { PORT: String(port), DATABASE_URL: databaseUrl, LEADS_API_KEY: TEST_KEY, LEADS_ACCESS_LOG: "on", ...env },
     `${baseUrl}/api/leads/sources`,
   );
-  return { baseUrl, output: group.output, stop: group.stop };
+  return { baseUrl, pid: group.pid, output: group.output, stop: group.stop };
 }

@@ -1,0 +1,255 @@
+import { LeadsClient, type CreateLeadRequest } from "../client";
+import { createLeadBody } from "../leads/schemas";
+import { type Input, InputError, readInput } from "./input";
+import { Ledger, LedgerError } from "./ledger";
+import { Progress } from "./progress";
+import { type Attempted, reconcile, ReconcileError } from "./reconcile";
+import { messages, resultPaths, writeResults } from "./results";
+
+/** Exit codes (sysexits.h), README "For integrators". */
+export const EXIT = {
+  /** Every row created. */
+  OK: 0,
+  USAGE: 64,
+  /** Some rows rejected: data errors, listed in FILE.rejected.csv. */
+  DATA: 65,
+  /** Server unreachable, or a 503 / missing operation: it needs the administrator. */
+  UNAVAILABLE: 69,
+  /** Uncertain or unreconciled rows remain (or the run was stopped): run the same command again. */
+  TEMPFAIL: 75,
+  /** The key was refused (401). */
+  NOPERM: 77,
+} as const;
+
+/** Requests in flight by default (--concurrency). */
+export const DEFAULT_CONCURRENCY = 4;
+
+export interface ImportOptions {
+  file: string;
+  baseUrl: string;
+  apiKey: string;
+  concurrency: number;
+  dryRun: boolean;
+  json: boolean;
+  ledgerPath: string;
+  resendUnreconciled: boolean;
+  /** Stops sending new rows when aborted (the CLI aborts it on SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+}
+
+export interface ImportResult {
+  exitCode: number;
+  total: number;
+  created: number;
+  rejected: number;
+  uncertain: number;
+  unreconciled: number[];
+}
+
+/** Answers that say the row's data is wrong; any other refusal is about the server or the key. */
+const DATA_ERROR_STATUSES = new Set([400, 413, 422]);
+const LISTED_ROWS = 20;
+
+export async function runImport(options: ImportOptions): Promise<ImportResult> {
+  let input: Input;
+  try {
+    input = await readInput(options.file);
+  } catch (error) {
+    if (error instanceof InputError) return usage(error.message);
+    throw error;
+  }
+  if (options.dryRun) return dryRun(input, options);
+
+  let ledger: Ledger;
+  try {
+    ledger = await Ledger.open(options.ledgerPath, input.sha256, input.rows.length);
+  } catch (error) {
+    if (error instanceof LedgerError) return usage(error.message, error.busy ? EXIT.TEMPFAIL : EXIT.USAGE);
+    throw error;
+  }
+  const client = new LeadsClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  const counts = () => {
+    const { created, rejected, intent, uncertain } = ledger.counts();
+    // Rows at `intent` whose POST is still under way are not uncertain (yet).
+    return { total: input.rows.length, created, rejected, uncertain: intent + uncertain - inFlight };
+  };
+  let inFlight = 0;
+  const progress = new Progress(counts, options.json);
+  let stop: "key" | "unavailable" | null = null;
+  let unreconciled: number[] = [];
+  const writes: Promise<void>[] = [];
+
+  const record = (pending: Promise<void>) => writes.push(pending);
+
+  try {
+    // Rows no body can be formed from are rejected here, once.
+    for (const { row, body, problem } of input.rows) {
+      if (!body && ledger.state(row).state === "pending") {
+        await ledger.append({ type: "rejected", row, status: null, code: "INVALID_ROW", error: problem!, issues: [], requestId: null });
+      }
+    }
+
+    // Resume: rows whose earlier attempt has no known outcome are reconciled before anything is sent.
+    const verdicts = await reconcileOpen(false);
+    unreconciled = verdicts.unreconciled;
+
+    progress.start();
+    const resend = new Set(options.resendUnreconciled ? unreconciled : []);
+    const queue = input.rows.filter(({ row, body }) => body && (ledger.state(row).state === "pending" || resend.has(row)));
+    if (options.resendUnreconciled) unreconciled = [];
+    let taken = 0;
+    const worker = async () => {
+      while (taken < queue.length && !stop && !options.signal?.aborted) {
+        const { row, body } = queue[taken++];
+        await send(row, body!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+    await Promise.all(writes);
+    progress.stop();
+
+    // Answers lost in this run: a lead that was created is recognised now; the rest stay for the next run.
+    if (!stop) unreconciled = [...new Set([...unreconciled, ...(await reconcileOpen(true)).unreconciled])].sort((a, b) => a - b);
+  } catch (error) {
+    progress.stop();
+    if (!(error instanceof ReconcileError)) throw error;
+    stop = error.outcome.status === 401 ? "key" : "unavailable";
+    progress.say(`Reconciliation stopped: ${error.outcome.error}${error.outcome.status ? ` (HTTP ${error.outcome.status})` : ""}`);
+  } finally {
+    await Promise.allSettled(writes);
+    await writeResults(options.file, input, (row) => ledger.state(row));
+    await ledger.close();
+  }
+
+  const c = counts();
+  const result: ImportResult = { exitCode: EXIT.OK, ...c, unreconciled };
+  const remaining = input.rows.some(({ row }) => ledger.state(row).state !== "created" && ledger.state(row).state !== "rejected");
+  if (stop === "key") result.exitCode = EXIT.NOPERM;
+  else if (stop === "unavailable") result.exitCode = EXIT.UNAVAILABLE;
+  else if (remaining) result.exitCode = EXIT.TEMPFAIL;
+  else if (c.rejected) result.exitCode = EXIT.DATA;
+  summarise(result);
+  return result;
+
+  async function send(row: number, body: CreateLeadRequest): Promise<void> {
+    inFlight++;
+    let outcome: Awaited<ReturnType<LeadsClient["createLead"]>>;
+    try {
+      await ledger.append({ type: "intent", row, at: new Date().toISOString() });
+      outcome = await client.createLead(body);
+    } finally {
+      inFlight--;
+    }
+    const { status, code, requestId } = outcome;
+    switch (outcome.outcome) {
+      case "ok": {
+        const { referralId, leadCustomerId } = outcome.data.lead;
+        record(ledger.append({ type: "created", row, referralId, leadCustomerId, requestId }));
+        progress.event({ event: "row", row, result: "created", referralId, leadCustomerId, requestId });
+        break;
+      }
+      case "rejected":
+        if (DATA_ERROR_STATUSES.has(outcome.status)) {
+          record(ledger.append({ type: "rejected", row, status, code, error: outcome.error, issues: outcome.issues, requestId }));
+          progress.event({ event: "row", row, result: "rejected", status, code, issues: outcome.issues, requestId });
+          break;
+        }
+        stop ??= outcome.status === 401 ? "key" : "unavailable";
+        record(ledger.append({ type: "unsent", row, status, code, error: outcome.error }));
+        progress.event({ event: "row", row, result: "refused", status, code, requestId });
+        break;
+      case "unsent":
+        stop ??= "unavailable";
+        record(ledger.append({ type: "unsent", row, status, code, error: outcome.error }));
+        progress.event({ event: "row", row, result: "unsent", error: outcome.error });
+        break;
+      case "uncertain":
+        record(ledger.append({ type: "uncertain", row, reason: outcome.reason, status, code, error: outcome.error, requestId }));
+        progress.event({ event: "row", row, result: "uncertain", reason: outcome.reason, status, code, requestId });
+        break;
+    }
+    progress.sent();
+  }
+
+  /** Reconciles rows at `intent` or `uncertain`; with `foundOnly`, rows not found stay as they are. */
+  async function reconcileOpen(foundOnly: boolean): Promise<{ unreconciled: number[] }> {
+    const open: Attempted[] = [];
+    for (const { row, body } of input.rows) {
+      const state = ledger.state(row);
+      if (body && (state.state === "intent" || state.state === "uncertain")) open.push({ row, body, firstAttemptAt: state.firstAttemptAt });
+    }
+    const claimed = new Set<number>();
+    for (const { row } of input.rows) {
+      const state = ledger.state(row);
+      if (state.state === "created") claimed.add(state.referralId);
+    }
+    const found: number[] = [];
+    for (const verdict of await reconcile(client, open, claimed)) {
+      const { row } = verdict;
+      if (verdict.verdict === "created") {
+        const { referralId, leadCustomerId } = verdict.lead;
+        await ledger.append({ type: "created", row, referralId, leadCustomerId, requestId: null, reconciled: true });
+        progress.event({ event: "reconciled", row, result: "created", referralId, leadCustomerId });
+      } else if (verdict.verdict === "absent" && !foundOnly) {
+        await ledger.append({ type: "absent", row, at: new Date().toISOString() });
+        progress.event({ event: "reconciled", row, result: "absent" });
+      } else if (verdict.verdict === "unreconcilable") {
+        found.push(row);
+        progress.event({ event: "reconciled", row, result: "unreconcilable", why: verdict.why });
+      }
+    }
+    return { unreconciled: found };
+  }
+
+  function summarise(r: ImportResult): void {
+    const paths = resultPaths(options.file);
+    const lines = [`${options.file}: ${r.created} of ${r.total} rows created (${paths.created}), ${r.rejected} rejected (${paths.rejected}), ${r.uncertain} uncertain.`];
+    const rejectedRows = input.rows.filter(({ row }) => ledger.state(row).state === "rejected");
+    for (const { row } of rejectedRows.slice(0, LISTED_ROWS)) {
+      const state = ledger.state(row);
+      if (state.state === "rejected") lines.push(`  row ${row}: ${state.code ?? state.status} ${messages(state)}`);
+    }
+    if (rejectedRows.length > LISTED_ROWS) lines.push(`  … ${rejectedRows.length - LISTED_ROWS} more in ${paths.rejected}`);
+    if (r.unreconciled.length) {
+      lines.push(
+        `Rows ${list(r.unreconciled)} may or may not have created a lead and cannot be checked through the API (person referrers). ` +
+          "Check them in the host system; they are not sent again unless --resend-unreconciled is given.",
+      );
+    }
+    const hint: Record<number, string> = {
+      [EXIT.NOPERM]: "The key was refused (401): check LEADS_API_KEY, then run the same command again.",
+      [EXIT.UNAVAILABLE]: "The server is unreachable or needs its administrator (503): run the same command again once it answers.",
+      [EXIT.TEMPFAIL]: "Some rows have no known outcome yet: run the same command again to reconcile and finish them.",
+    };
+    if (hint[r.exitCode]) lines.push(hint[r.exitCode]);
+    progress.say(lines.join("\n"));
+    progress.event({ event: "summary", ...r, exitCode: r.exitCode });
+  }
+}
+
+function list(rows: number[]): string {
+  return rows.length > LISTED_ROWS ? `${rows.slice(0, LISTED_ROWS).join(", ")} and ${rows.length - LISTED_ROWS} more` : rows.join(", ");
+}
+
+function usage(message: string, exitCode: number = EXIT.USAGE): ImportResult {
+  process.stderr.write(`${message}\n`);
+  return { exitCode, total: 0, created: 0, rejected: 0, uncertain: 0, unreconciled: [] };
+}
+
+/** --dry-run: every row through the service's own schema; nothing is sent or written. */
+function dryRun(input: Input, options: ImportOptions): ImportResult {
+  const progress = new Progress(() => ({ total: input.rows.length, created: 0, rejected: 0, uncertain: 0 }), options.json);
+  let invalid = 0;
+  for (const { row, body, problem } of input.rows) {
+    const parsed = body ? createLeadBody.safeParse(body) : null;
+    if (parsed?.success) continue;
+    invalid++;
+    const issues = parsed ? parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : [{ path: "", message: problem! }];
+    progress.event({ event: "row", row, result: "invalid", issues });
+    if (invalid <= LISTED_ROWS) progress.say(`  row ${row}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ")}`);
+  }
+  progress.say(`${options.file}: ${input.rows.length - invalid} of ${input.rows.length} rows valid, ${invalid} invalid (dry run: nothing sent).`);
+  const exitCode = invalid ? EXIT.DATA : EXIT.OK;
+  progress.event({ event: "summary", total: input.rows.length, invalid, exitCode });
+  return { exitCode, total: input.rows.length, created: 0, rejected: invalid, uncertain: 0, unreconciled: [] };
+}

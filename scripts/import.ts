@@ -1,0 +1,80 @@
+// `npm run import -- FILE [flags]`: the bulk importer (lib/importer). README, "For integrators".
+import { parseArgs } from "node:util";
+import { DEFAULT_CONCURRENCY, EXIT, runImport } from "../lib/importer/run";
+
+const HELP = `Usage: npm run import -- FILE [flags]
+
+Imports leads from FILE (.csv with the API's field names as header, or .jsonl with one
+API body per line) into the Lead Intake Service. The key is read from LEADS_API_KEY.
+Running the same command again resumes a stopped or failed run without duplicates.
+
+  --base-url URL          the service (default http://localhost:3000)
+  --concurrency N         requests in flight, 1 to 64 (default 4)
+  --dry-run               validate every row with the service's schema; send nothing
+  --json                  one JSON event per line on stdout
+  --ledger PATH           the ledger (default FILE.ledger.jsonl)
+  --resend-unreconciled   send again rows whose outcome cannot be checked (person referrers)
+  --help
+
+Exit codes: 0 all created, 65 some rejected, 75 uncertain rows remain (run again),
+69 server unreachable or 503, 77 key refused, 64 usage error.`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${HELP}\n`);
+  process.exit(EXIT.USAGE);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      "base-url": { type: "string", default: "http://localhost:3000" },
+      concurrency: { type: "string", default: String(DEFAULT_CONCURRENCY) },
+      "dry-run": { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+      ledger: { type: "string" },
+      "resend-unreconciled": { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+} catch (error) {
+  fail((error as Error).message);
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(EXIT.OK);
+}
+if (positionals.length !== 1) fail("Give exactly one input FILE.");
+const concurrency = Number(values.concurrency);
+if (!/^[0-9]+$/.test(values.concurrency) || concurrency < 1 || concurrency > 64) fail("--concurrency must be an integer from 1 to 64.");
+try {
+  new URL(values["base-url"]);
+} catch {
+  fail(`--base-url is not a URL: ${values["base-url"]}`);
+}
+const apiKey = process.env.LEADS_API_KEY ?? "";
+if (!apiKey && !values["dry-run"]) fail("Set LEADS_API_KEY to the service's key.");
+
+const file = positionals[0];
+const stopping = new AbortController();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: finishing the requests in flight, then stopping. Run the same command to resume.\n`);
+    stopping.abort();
+  });
+}
+
+const result = await runImport({
+  file,
+  baseUrl: values["base-url"],
+  apiKey,
+  concurrency,
+  dryRun: values["dry-run"],
+  json: values.json,
+  ledgerPath: values.ledger ?? `${file}.ledger.jsonl`,
+  resendUnreconciled: values["resend-unreconciled"],
+  signal: stopping.signal,
+});
+process.exitCode = result.exitCode;
