@@ -40,7 +40,14 @@ describe("the document's examples against the demo data", () => {
   it("runs every curl command of the descriptions with the documented success status", async () => {
     const commands = curlExamples();
     expect(commands.map((c) => `${c.method} ${c.url}`).sort()).toEqual(
-      ["GET /api/leads/agents", "GET /api/leads/sources", "GET /api/leads?referrer=Facebook%20Ads&limit=100&offset=0", "POST /api/leads"].sort(),
+      [
+        "GET /api/health/live",
+        "GET /api/health/ready",
+        "GET /api/leads/agents",
+        "GET /api/leads/sources",
+        "GET /api/leads?referrer=Facebook%20Ads&limit=100&offset=0",
+        "POST /api/leads",
+      ].sort(),
     );
     for (const { method, url, body } of commands) {
       const res = await call(method, url, { body });
