@@ -1,5 +1,5 @@
 import { type Agent, type CreateLeadRequest, LeadsClient, LeadsClientError, type ListedLead } from "../client";
-import { createLeadBody } from "../leads/schemas";
+import { createLeadBody, optionalFieldsOf } from "../leads/schemas";
 
 /**
  * Reconciliation: did an attempt whose outcome is unknown create its lead? It pages
@@ -71,12 +71,7 @@ export async function reconcile(client: LeadsClient, rows: Attempted[], claimed:
     const values: Expected["values"] = {
       leadName: lead.leadName,
       leadMobileNumber: lead.leadMobileNumber,
-      leadState: lead.leadState ?? "",
-      leadCity: lead.leadCity ?? "",
-      leadAddress: lead.leadAddress ?? "",
-      relationship: lead.relationship ?? "Other",
-      projectType: lead.projectType ?? "OTHERS",
-      remark: lead.remark ?? "",
+      ...optionalFieldsOf(lead),
     };
     // An agent that no longer resolves is left out of the comparison rather than ruling a lead out.
     const agent = lead.assignedAgentId === undefined ? null : findAgent(agents, lead.assignedAgentId);

@@ -1,7 +1,7 @@
 import { assignedAgentPlatformIdSql, assignmentSql, type Layout } from "@/lib/db/layout";
 import { Prisma, type Referral } from "@/lib/generated/prisma/client";
 import { namedAccount } from "./referrer";
-import type { Agent, CreatedLead, CreateLeadInput, ListedLead, Source } from "./schemas";
+import { optionalFieldsOf, type Agent, type CreatedLead, type CreateLeadInput, type ListedLead, type Source } from "./schemas";
 import { insertSource } from "./sources";
 
 /**
@@ -50,18 +50,19 @@ export function statusOf(agent: Agent | null): CreatedLead["status"] {
 
 /** A new lead's referral values, by field; `referrer.id` is the referrer CTE's. */
 function referralValues(input: CreateLeadInput, agent: Agent | null, leadCustomerId: string): Record<ReferralField, unknown> {
+  const optional = optionalFieldsOf(input);
   return {
     referrerCustomerId: Prisma.sql`referrer.id`,
     leadCustomerId,
     leadName: input.leadName,
     mobileNumber: input.leadMobileNumber,
     status: statusOf(agent),
-    state: input.leadState ?? "",
-    city: input.leadCity ?? "",
-    address: input.leadAddress ?? "",
-    relationship: input.relationship ?? "Other",
-    projectType: input.projectType ?? "OTHERS",
-    remark: input.remark ?? "",
+    state: optional.leadState,
+    city: optional.leadCity,
+    address: optional.leadAddress,
+    relationship: optional.relationship,
+    projectType: optional.projectType,
+    remark: optional.remark,
     createdAt: Prisma.sql`now()`,
   };
 }

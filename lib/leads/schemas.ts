@@ -132,6 +132,18 @@ export const createLeadBody = z.strictObject({
 
 export type CreateLeadInput = z.output<typeof createLeadBody>;
 
+/** A new lead's optional fields as stored and then listed: omitted text is "", and the spec's defaults (POST). */
+export function optionalFieldsOf(input: CreateLeadInput) {
+  return {
+    leadState: input.leadState ?? "",
+    leadCity: input.leadCity ?? "",
+    leadAddress: input.leadAddress ?? "",
+    relationship: input.relationship ?? "Other",
+    projectType: input.projectType ?? "OTHERS",
+    remark: input.remark ?? "",
+  };
+}
+
 const decimal = (min: number, max: number) =>
   z
     .string()
