@@ -24,9 +24,12 @@ export async function listLeads(
     bySource = Prisma.sql`referrer_customer_id = ${source.id}`;
     totalSql = Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts WHERE customer_id = ${source.id}`;
   } else {
-    // Every source's records, without reading the list of sources: each record's referrer is checked by its
-    // primary key (memoized: a page has few distinct referrers), whatever the number of sources.
-    bySource = Prisma.sql`EXISTS (SELECT 1 FROM customers s WHERE s.id = referrals.referrer_customer_id AND s.kind = 'source')`;
+    // Every source's records, without reading the list of sources: each record's referrer kind is read by its
+    // primary key as the page is walked newest first, whatever the number of sources. A scalar subquery, not
+    // EXISTS: PostgreSQL turned EXISTS into a hash join over every record (it estimates that few records have a
+    // source referrer, as few customers are sources), 1.7 s for the first page at 1M leads in the benchmark;
+    // this way it walks the primary key and stops at the page (1 to 5 ms, custom or generic plan).
+    bySource = Prisma.sql`(SELECT s.kind FROM customers s WHERE s.id = referrals.referrer_customer_id) = 'source'`;
     totalSql = Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`;
   }
   const layout = await layoutOf(db);
@@ -36,12 +39,10 @@ export async function listLeads(
   // leads remain, and a caller paging as the spec says (rule 5) would miss them.
   const [, rows, totals] = await db.$transaction(
     [
-      // PostgreSQL cannot know that nearly every referrer is a source (few customers are sources): it expected a
-      // page to need most of the table, and hash-joined every record with the sources (1.7 s for the first page
-      // at 1M leads in the benchmark) or started parallel workers (10 to 44 ms). Walking the primary key newest
-      // first with the memoized referrer check reads at most offset + limit records: 1 to 5 ms for the first page
-      // and 0.24 to 0.7 s at offset 500,000 (a scalar subquery per record instead took 1.5 s there).
-      db.$executeRaw`SELECT set_config('max_parallel_workers_per_gather', '0', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`,
+      // PostgreSQL cannot know that nearly every referrer is a source: it expected to read half of a million
+      // records to find a page of them, and started parallel workers for it (10 to 44 ms at 1M leads, against
+      // 1 ms in one process). A page reads at most offset + limit index entries.
+      db.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
       db.$queryRaw<LeadPageRow[]>(leadPageSql(layout, bySource, limit, offset)),
       // Kept by a trigger on referrals (per referrer, and for all sources): the same cost at any number of
       // leads or sources.
