@@ -1,7 +1,5 @@
 import { ApiError, boundedIssues, issueAt, MAX_BODY_BYTES, MAX_ISSUES, type Issue } from "./errors";
 
-export { MAX_BODY_BYTES };
-
 /**
  * Deepest nesting of arrays and objects accepted in a body. A valid lead nests 2
  * deep (the body, a referrer object); 32 leaves room for any mistake worth

@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "@/lib/api/body";
-import { MAX_ISSUES } from "@/lib/api/errors";
-import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
+import { describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES, MAX_ISSUES } from "@/lib/api/errors";
+import { rowCounts } from "../helpers/db";
 import { authorised, checkEnvelope, sendRaw } from "../helpers/hostile";
-import { startServer, type RunningServer } from "../helpers/server";
+import { serverForThisFile } from "../helpers/server";
 
 /**
  * Issue 12 point 1, over HTTP against the production server: bodies built to
  * inflate the error answer (one 144 KB POST used to exhaust the heap and take the
  * service down). Each gets a bounded 400 and the server keeps serving.
  */
-let db: TestDatabase;
-let server: RunningServer;
-
-beforeAll(async () => {
-  db = await createTestDatabase({ use: false });
-  server = await startServer(db.url);
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await db?.sql.end();
-});
+const running = serverForThisFile();
 
 const ANSWER_LIMIT = 64 * 1024;
 const lead = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
@@ -45,27 +33,27 @@ describe("bodies that inflate the error answer (issue 12 point 1)", () => {
   for (const [what, body] of ATTACKS) {
     it(`answers ${what} with a 400 under 64 KB, saves nothing, and keeps serving`, async () => {
       expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BODY_BYTES);
-      const before = await rowCounts(db.sql);
-      const response = await sendRaw(authorised("POST", "/api/leads", body), server.baseUrl);
+      const before = await rowCounts(running.db.sql);
+      const response = await sendRaw(authorised("POST", "/api/leads", body), running.server.baseUrl);
       expect(response.status).toBe(400);
       expect(Buffer.byteLength(response.text)).toBeLessThan(ANSWER_LIMIT);
       const answer = checkEnvelope(response);
       expect(answer.code).toBe("INVALID_INPUT");
       expect(answer.issues.length).toBeLessThanOrEqual(MAX_ISSUES + 1);
-      expect(await rowCounts(db.sql)).toEqual(before);
-      const next = await sendRaw(authorised("GET", "/api/leads/sources"), server.baseUrl);
+      expect(await rowCounts(running.db.sql)).toEqual(before);
+      const next = await sendRaw(authorised("GET", "/api/leads/sources"), running.server.baseUrl);
       expect(next.status).toBe(200);
     });
   }
 
   it("survives all of them sent at once, then still creates a lead", async () => {
     const answers = await Promise.all(
-      ATTACKS.flatMap(([, body]) => [body, body]).map((body) => sendRaw(authorised("POST", "/api/leads", body), server.baseUrl)),
+      ATTACKS.flatMap(([, body]) => [body, body]).map((body) => sendRaw(authorised("POST", "/api/leads", body), running.server.baseUrl)),
     );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 400));
-    const created = await sendRaw(authorised("POST", "/api/leads", lead), server.baseUrl);
+    const created = await sendRaw(authorised("POST", "/api/leads", lead), running.server.baseUrl);
     expect(created.status).toBe(201);
     // The server printed nothing about them: none of them was a failure.
-    expect(server.output()).not.toMatch(/heap|request failed/i);
+    expect(running.server.output()).not.toMatch(/heap|request failed/i);
   });
 });

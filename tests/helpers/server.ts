@@ -1,5 +1,7 @@
+import { afterAll, beforeAll } from "vitest";
 import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { TEST_KEY } from "./api";
+import { createTestDatabase, type TestDatabase } from "./db";
 
 export interface RunningServer {
   baseUrl: string;
@@ -30,4 +32,21 @@ export async function startServer(
     `${baseUrl}/api/leads/sources`,
   );
   return { baseUrl, pid: group.pid, output: group.output, stop: group.stop };
+}
+
+/**
+ * A test file's own database and production server: started before its first test,
+ * stopped after its last. Read `db` and `server` inside the tests (they are set by then).
+ */
+export function serverForThisFile(): { readonly db: TestDatabase; readonly server: RunningServer } {
+  const running = {} as { db: TestDatabase; server: RunningServer };
+  beforeAll(async () => {
+    running.db = await createTestDatabase({ use: false });
+    running.server = await startServer(running.db.url);
+  }, 120_000);
+  afterAll(async () => {
+    await running.server?.stop();
+    await running.db?.sql.end();
+  });
+  return running;
 }

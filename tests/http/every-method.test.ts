@@ -1,10 +1,9 @@
 import { readdirSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TEST_KEY } from "../helpers/api";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { startServer, type RunningServer } from "../helpers/server";
+import { serverForThisFile } from "../helpers/server";
 
 /**
  * Every method Node's HTTP parser accepts, on every path under /api and on unknown
@@ -12,18 +11,7 @@ import { startServer, type RunningServer } from "../helpers/server";
  * text/plain 500, QUERY, PROPFIND... with an empty 400) before route code runs,
  * so only HTTP shows what a client really gets (scripts/method-guard.mjs answers them).
  */
-let db: TestDatabase;
-let server: RunningServer;
-
-beforeAll(async () => {
-  db = await createTestDatabase({ use: false });
-  server = await startServer(db.url);
-}, 120_000);
-
-afterAll(async () => {
-  await server.stop();
-  await db.sql.end();
-});
+const running = serverForThisFile();
 
 interface Answer {
   status: number;
@@ -33,7 +21,7 @@ interface Answer {
 
 function send(method: string, url: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = http.request(new URL(url, server.baseUrl), { method, headers: { authorization: `Bearer ${TEST_KEY}`, ...headers } });
+    const request = http.request(new URL(url, running.server.baseUrl), { method, headers: { authorization: `Bearer ${TEST_KEY}`, ...headers } });
     request.on("response", (response) => {
       let body = "";
       response.setEncoding("utf8");
@@ -113,7 +101,7 @@ describe("what answering them costs the routes", () => {
   // Why the answers come from scripts/method-guard.mjs and not from a proxy.ts: with any proxy, Next copies each
   // request body and waits for the whole upload before the route runs, so this 413 came only after the upload ended.
   it("refuses a chunked POST body over 1 MiB while the upload is still open", async () => {
-    const request = http.request(new URL("/api/leads", server.baseUrl), {
+    const request = http.request(new URL("/api/leads", running.server.baseUrl), {
       method: "POST",
       headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", "transfer-encoding": "chunked" },
     });

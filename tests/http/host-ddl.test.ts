@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TEST_KEY } from "../helpers/api";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { startServer, type RunningServer } from "../helpers/server";
+import { serverForThisFile } from "../helpers/server";
 
 /**
  * Issue 12 point 3: the host changes a column's type under a warm pool. The server's
@@ -10,24 +9,13 @@ import { startServer, type RunningServer } from "../helpers/server";
  * Now the statement names move to a new generation on the first 0A000: outside a
  * transaction the statement is retried at once, inside one the request fails once.
  */
-let db: TestDatabase;
-let server: RunningServer;
+const running = serverForThisFile();
 
-beforeAll(async () => {
-  db = await createTestDatabase({ use: false });
-  server = await startServer(db.url);
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await db.sql.end();
-});
-
-const get = (path: string) => fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+const get = (path: string) => fetch(`${running.server.baseUrl}${path}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
 
 let counter = 0;
 const post = () =>
-  fetch(`${server.baseUrl}/api/leads`, {
+  fetch(`${running.server.baseUrl}/api/leads`, {
     method: "POST",
     headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
     body: JSON.stringify({ leadName: `Ddl Lead ${++counter}`, leadMobileNumber: `0145550${String(counter).padStart(3, "0")}`, referrer: "DDL Expo" }),
@@ -40,13 +28,13 @@ async function rounds(path: string, count: number): Promise<number[][]> {
   return result;
 }
 
-const failureLines = () => server.output().split("\n").filter((line) => line.includes('"msg":"request failed"'));
+const failureLines = () => running.server.output().split("\n").filter((line) => line.includes('"msg":"request failed"'));
 
 describe("host DDL under a warm pool", () => {
   it("a column type change on referrals fails only listings already running, then every connection serves again", async () => {
     expect((await post()).status).toBe(201);
     expect((await rounds("/api/leads?limit=5", 2)).flat().filter((s) => s !== 200)).toEqual([]);
-    await db.sql.query("ALTER TABLE referrals ALTER COLUMN remark TYPE varchar(600)");
+    await running.db.sql.query("ALTER TABLE referrals ALTER COLUMN remark TYPE varchar(600)");
     // The first round's listings are in their transactions when the first 0A000 arrives: some fail once.
     const [first, ...later] = await rounds("/api/leads?limit=5", 4);
     expect(first.every((s) => s === 200 || s === 500), first.join()).toBe(true);
@@ -60,7 +48,7 @@ describe("host DDL under a warm pool", () => {
   it("a column type change on customers is retried at once outside a transaction: no failed request", async () => {
     expect((await rounds("/api/leads/sources", 2)).flat().filter((s) => s !== 200)).toEqual([]);
     const before = failureLines().length;
-    await db.sql.query("ALTER TABLE customers ALTER COLUMN name TYPE varchar(500)");
+    await running.db.sql.query("ALTER TABLE customers ALTER COLUMN name TYPE varchar(500)");
     expect((await rounds("/api/leads/sources", 3)).flat().filter((s) => s !== 200)).toEqual([]);
     expect(failureLines().length).toBe(before);
   });

@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "@/lib/api/body";
+import { MAX_BODY_BYTES } from "@/lib/api/errors";
 import { POOL_WAIT_MS, STATEMENT_TIMEOUT_MS } from "@/lib/db/connect";
 import { call, TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

@@ -1,9 +1,8 @@
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REQUEST_TIMEOUT_MS } from "@/scripts/server-timeouts.mjs";
 import { TEST_KEY } from "../helpers/api";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { startServer, type RunningServer } from "../helpers/server";
+import { serverForThisFile } from "../helpers/server";
 
 /**
  * Issue 12 point 7, over HTTP against the production server: a client that sends
@@ -11,22 +10,11 @@ import { startServer, type RunningServer } from "../helpers/server";
  * timeout), with the key or without. The launcher bounds a whole request to 30 s
  * (scripts/next-server-preload.mjs); the server then answers 408 and closes.
  */
-let db: TestDatabase;
-let server: RunningServer;
-
-beforeAll(async () => {
-  db = await createTestDatabase({ use: false });
-  server = await startServer(db.url);
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await db?.sql.end();
-});
+const running = serverForThisFile();
 
 /** Sends headers announcing 1,000 bytes, then one byte every 2 s; resolves with what came back and when the server closed. */
 function slowPost(headers: string[]): Promise<{ answer: string; closedAfterMs: number }> {
-  const { port } = new URL(server.baseUrl);
+  const { port } = new URL(running.server.baseUrl);
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const socket = connect(Number(port), "127.0.0.1");
@@ -56,7 +44,7 @@ describe("a slow request body", () => {
       expect(answer).toMatch(/^(HTTP\/1\.1 (408|401) |$)/);
     }
     expect(withKey.answer).toMatch(/^(HTTP\/1\.1 408 |$)/);
-    const next = await fetch(`${server.baseUrl}/api/leads/sources`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    const next = await fetch(`${running.server.baseUrl}/api/leads/sources`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
     expect(next.status).toBe(200);
   }, 90_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as postRoute } from "@/app/api/leads/route";
-import { MAX_BODY_BYTES } from "@/lib/api/body";
+import { MAX_BODY_BYTES } from "@/lib/api/errors";
 import { createLead } from "@/lib/leads/create-lead";
 import { createLeadBody } from "@/lib/leads/schemas";
 import { createDatabaseClient } from "@/lib/db/connect";
