@@ -7,7 +7,7 @@ import { newCustomerId } from "./ids";
 import { insertLeadStatement, toCreatedLead, type InsertedLeadRow, type LeadReferrer } from "./lead-rows";
 import { namedAccount } from "./referrer";
 import type { Agent, CreatedLead, CreateLeadInput } from "./schemas";
-import { findSource, isSourceIdInOtherCase, isUniqueViolation } from "./sources";
+import { findSource, isUniqueViolation, refuseIdInOtherCase } from "./sources";
 
 /**
  * POST /api/leads after validation. Checks in the spec's order: the referrer (422
@@ -24,7 +24,7 @@ export async function createLead(db: Db, input: CreateLeadInput): Promise<Create
   if (created) return created;
   // Nothing was written: the referrer names no existing account.
   if (typeof input.referrer !== "string") throw invalidReferrer();
-  if (await isSourceIdInOtherCase(db, input.referrer)) throw idInOtherCase();
+  if (agent === null) await refuseIdInOtherCase(db, input.referrer); // with an agent, checkAssignment did
   try {
     const newSource = { id: newCustomerId("source"), name: input.referrer, type: "other" } as const;
     return saved(await insertLead(db, input, { newSource }, agent));
@@ -46,8 +46,8 @@ async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string |
   if (typeof input.referrer !== "string") {
     const found = await db.$queryRaw<unknown[]>(namedAccount(input.referrer));
     if (!found.length) throw invalidReferrer();
-  } else if ((await isSourceIdInOtherCase(db, input.referrer)) && !(await findSource(db, input.referrer))) {
-    throw idInOtherCase();
+  } else if (!(await findSource(db, input.referrer))) {
+    await refuseIdInOtherCase(db, input.referrer);
   }
   const agent = await resolveAgent(db, agentId);
   if (!(await layoutOf(db)).assignment) {
@@ -58,11 +58,6 @@ async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string |
 
 function invalidReferrer(): ApiError {
   return new ApiError("INVALID_REFERRER");
-}
-
-/** A new source name that is an existing source id in another case would shadow that id (README "Decisions"). */
-function idInOtherCase(): ApiError {
-  return new ApiError("INVALID_REFERRER", "referrer differs from an existing source id only in case; source ids are case-sensitive");
 }
 
 /** Runs insertLeadStatement; null when the referrer named no account and nothing was written. */

@@ -44,7 +44,7 @@ function referrerCte(referrer: LeadReferrer): Prisma.Sql {
     referrer AS (SELECT ${id}::text AS id, ${name}::text AS name, 'source'::text AS kind)`;
 }
 
-export function statusOf(agent: Agent | null): CreatedLead["status"] {
+function statusOf(agent: Agent | null): CreatedLead["status"] {
   return agent ? "Assigned" : "Pending";
 }
 
@@ -93,7 +93,7 @@ export function insertLeadStatement(
     WITH ${referrerCte(referrer)},
     lead_customer AS (
       INSERT INTO customers (id, kind, name, mobile_number, state, city, address, created_at)
-      SELECT ${leadCustomerId}, 'person', ${input.leadName}, ${input.leadMobileNumber}, ${values.state}, ${values.city},
+      SELECT ${leadCustomerId}, 'person', ${values.leadName}, ${values.mobileNumber}, ${values.state}, ${values.city},
              ${values.address}, now()
       FROM referrer
     ),

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
 import defaultSources from "./default-sources.json";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
@@ -32,7 +33,7 @@ export async function ensureConfiguredSources(db: Db): Promise<void> {
 export async function ensureSource(db: Db, name: string, type: Source["type"]): Promise<Source> {
   const existing = await findSource(db, name);
   if (existing) return existing;
-  if (await isSourceIdInOtherCase(db, name)) throw new Error(`The source name ${JSON.stringify(name)} is a source id in another case`);
+  await refuseIdInOtherCase(db, name);
   const created: Source = { id: newCustomerId("source"), name: cleanSourceName(name), type };
   try {
     await db.$executeRaw`WITH ${insertSource(created)} SELECT 1`;
@@ -61,13 +62,15 @@ export function insertSource({ id, name, type }: Source): Prisma.Sql {
 }
 
 /**
- * Whether a name that names no source is, case ignored, an existing source id (its key equals the id): such a
- * name cannot become a new source, whose name key would then capture that id's look-ups in another case
- * (README "Decisions": refused, ids are case-sensitive). One primary-key look-up.
+ * Refuses a name that names no source but is, case ignored, an existing source id (its key equals the id): as a
+ * new source its name key would capture, case ignored, what names that id (README "Decisions": 422, ids are
+ * case-sensitive). One primary-key look-up.
  */
-export async function isSourceIdInOtherCase(db: Db, name: string): Promise<boolean> {
+export async function refuseIdInOtherCase(db: Db, name: string): Promise<void> {
   const found = await db.customer.findFirst({ where: { id: sourceKey(name), kind: "source" }, select: { id: true } });
-  return found !== null;
+  if (found) {
+    throw new ApiError("INVALID_REFERRER", "referrer differs from an existing source id only in case; source ids are case-sensitive");
+  }
 }
 
 /**

@@ -77,6 +77,13 @@ describe("every method under /api over HTTP", () => {
     }
   });
 
+  it("answers HEAD as GET without a body: the status of GET, 401 without the key", async () => {
+    const head = await send("HEAD", "/api/leads");
+    expect({ status: head.status, body: head.body }).toEqual({ status: 200, body: "" });
+    const anonymous = await send("HEAD", "/api/leads/sources", { authorization: "" });
+    expect({ status: anonymous.status, body: anonymous.body }).toEqual({ status: 401, body: "" });
+  });
+
   it("names the method as sent, whatever method header a client adds", async () => {
     const answer = await send("PATCH", "/api/leads", { "x-lead-intake-method": "X".repeat(4000) });
     expect(answer.status).toBe(405);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDatabaseClient } from "@/lib/db/connect";
 import { sourceKey } from "@/lib/leads/source-name";
+import { ensureSource } from "@/lib/leads/sources";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { expectError } from "../helpers/expect-api";
@@ -44,6 +46,17 @@ describe("a source id in another case", () => {
       expectError(refused, 422, "INVALID_REFERRER");
     }
     expect(await rowCounts(db.sql)).toEqual(before);
+  });
+
+  it("is refused as a configured source name too, creating nothing", async () => {
+    const before = await sourceCount();
+    const db2 = createDatabaseClient(db.url, 1);
+    try {
+      await expect(ensureSource(db2, real.customerId.toUpperCase(), "ads")).rejects.toMatchObject({ code: "INVALID_REFERRER" });
+    } finally {
+      await db2.$disconnect();
+    }
+    expect(await sourceCount()).toBe(before);
   });
 
   it("cannot capture the real id: POST and the list filter by the id name the real source; in another case, none", async () => {
