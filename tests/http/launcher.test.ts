@@ -139,6 +139,9 @@ describe("the launcher's lifecycle", () => {
 describe("the launcher's messages (issue 14)", () => {
   it("prints the base URL, the docs URL and how to read the generated key after Next's Ready", async () => {
     const launcher = await launch({ LEADS_API_KEY: undefined });
+    // Announced once the server answers its liveness check, which the launcher polls every 100 ms.
+    const deadline = Date.now() + 5_000;
+    while (!launcher.output().includes("Lead Intake Service ready at") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const output = launcher.output();
     const ready = output.indexOf("Ready in");
     expect(ready).toBeGreaterThan(-1);
