@@ -9,7 +9,7 @@ import { leadBody, load, round, type Load } from "./load";
 import type { Server, Servers } from "./servers";
 
 export const CONNECTIONS = [1, 4, 16, 64];
-const POST_SECONDS = Number(process.env.BENCH_POST_SECONDS ?? 8);
+const POST_SECONDS = Number(process.env.BENCH_POST_SECONDS ?? 6);
 
 export interface PostFigures {
   serviceRps: number;
@@ -29,9 +29,25 @@ export type PostCpu = Record<keyof Servers, CpuMs>;
 const postTo = (server: Server, connections: number, seconds: number) =>
   load(`${server.url}${server.postPath}`, connections, seconds, "POST");
 
-/** Warms every server's POST path once, so first-request work (JIT, statement preparation) is not measured. */
+/**
+ * How long each server takes POSTs at 16 connections before anything is measured. The
+ * service's CPU per POST kept falling for its first 15 to 20 s of load while V8 compiled
+ * its hot paths (consecutive 8 s runs after a 3 s warm-up: 1.80, 1.52, 1.12 ms; 1.36,
+ * 1.18, 1.21, 1.14 ms), the floor's settled sooner: with a short warm-up the ratio
+ * measured warm-up, not work.
+ */
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 20);
+/**
+ * Runs per server and connection count, taken in turn (service, floor, bare, then again),
+ * each figure the median of its runs. On 2 shared cores one 8 s run's CPU per request
+ * moved by 10 to 20% from run to run (same server, same code), more than the
+ * differences the ratios are meant to show.
+ */
+const ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
+
+/** Warms every server's POST path, so that first-request work (JIT, statement preparation) is not measured. */
 export async function warmPost(servers: Servers): Promise<void> {
-  for (const server of Object.values(servers)) await postTo(server, 4, 2);
+  for (const server of Object.values(servers)) await postTo(server, 16, WARM_SECONDS);
 }
 
 /** One POST run per connection count, each server in turn, with its CPU per request. */
@@ -44,10 +60,14 @@ export async function measurePost(
   const cpu: Record<string, PostCpu> = {};
   for (const connections of CONNECTIONS) {
     console.log(`POST at ${connections} connections...`);
-    const run = (server: Server) => withCpu(server.group, databaseDir, () => postTo(server, connections, POST_SECONDS));
-    const service = await run(servers.service);
-    const floor = await run(servers.floor);
-    const bare = await run(servers.bare);
+    const runs: Record<keyof Servers, Measured[]> = { service: [], floor: [], bare: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of ["service", "floor", "bare"] as const) {
+        const server = servers[name];
+        runs[name].push(await withCpu(server.group, databaseDir, () => postTo(server, connections, POST_SECONDS)));
+      }
+    }
+    const [service, floor, bare] = [runs.service, runs.floor, runs.bare].map(medianRun);
     cpu[connections] = { service: service.cpuMs, floor: floor.cpuMs, bare: bare.cpuMs };
     post[connections] = {
       serviceRps: service.rps,
@@ -60,6 +80,23 @@ export async function measurePost(
     } as PostFigures;
   }
   return { post, cpu };
+}
+
+type Measured = Load & { cpuMs: CpuMs };
+
+/** Each figure of a server's runs at one connection count: its median over the runs. */
+function medianRun(runs: Measured[]): Measured {
+  const median = (pick: (run: Measured) => number) => {
+    const sorted = runs.map(pick).sort((a, b) => a - b);
+    return sorted[(sorted.length - 1) >> 1];
+  };
+  return {
+    rps: median((r) => r.rps),
+    p50: median((r) => r.p50),
+    p99: median((r) => r.p99),
+    requests: median((r) => r.requests),
+    cpuMs: { server: median((r) => r.cpuMs.server), database: median((r) => r.cpuMs.database), machine: median((r) => r.cpuMs.machine) },
+  };
 }
 
 function latency(name: keyof Servers, result: Load) {
