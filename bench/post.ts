@@ -33,10 +33,10 @@ const postTo = (server: Server, connections: number, seconds: number) =>
  * How long each server takes POSTs at 16 connections before anything is measured. The
  * service's CPU per POST kept falling for its first 15 to 20 s of load while V8 compiled
  * its hot paths (consecutive 8 s runs after a 3 s warm-up: 1.80, 1.52, 1.12 ms; 1.36,
- * 1.18, 1.21, 1.14 ms), the floor's settled sooner: with a short warm-up the ratio
- * measured warm-up, not work.
+ * 1.18, 1.21, 1.14 ms), the floor's settled sooner. (The service / floor ratio did not
+ * move with the longer warm-up: README, Benchmark.) bench/profile.ts warms the same way.
  */
-const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 20);
+export const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 20);
 /**
  * Runs per server and connection count, taken in turn (service, floor, bare, then again),
  * each figure the median of its runs. On 2 shared cores one 8 s run's CPU per request

@@ -1,6 +1,6 @@
 // `npx tsx bench/profile.ts`: where the server's CPU per POST goes, for the service
 // and the framework floor. Each runs under `node --cpu-prof` (`next start`, as the
-// launcher starts it) on a fresh embedded PostgreSQL, is warmed, then takes 16
+// launcher starts it) on a fresh embedded PostgreSQL, is warmed as `npm run bench` warms it, then takes 16
 // connections of POSTs; prints the server's CPU ms per request (from /proc), split
 // by each package's share of the main thread's profile samples. Needs `npm run build` and
 // `npx next build bench/floor` first.
@@ -15,6 +15,7 @@ import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { withCpu } from "./cpu";
 import { profileShares } from "./cpu-profile";
 import { KEY, load } from "./load";
+import { WARM_SECONDS } from "./post";
 
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 15);
 const CONNECTIONS = 16;
@@ -37,7 +38,7 @@ async function profileServer(name: "service" | "floor"): Promise<void> {
     let window: [bigint, bigint] = [0n, 0n];
     let measured;
     try {
-      await load(url, 4, 3, "POST");
+      await load(url, CONNECTIONS, WARM_SECONDS, "POST");
       measured = await withCpu(group, dataDir, async () => {
         const from = process.hrtime.bigint() / 1000n;
         const result = await load(url, CONNECTIONS, SECONDS, "POST");
