@@ -1,4 +1,4 @@
-// Preloaded into `next start` by scripts/start.mjs (node --import). Next answers
+// Applied to every request by scripts/next-server-preload.mjs. Next answers
 // methods its routes cannot have (QUERY, PROPFIND, LOCK, MKCOL...) with an empty
 // 400, and TRACE, which the Fetch standard forbids, with a text/plain 500, before
 // any route or proxy runs. Under /api this hands such a request to the routes as a
@@ -10,13 +10,13 @@
 // chunked body over 1 MiB was no longer refused as soon as the limit was passed
 // (measured: no 413 while the upload stayed open). A routed method costs one Set
 // lookup and one property check here.
-import http from "node:http";
 import { readFileSync } from "node:fs";
 
 const ROUTED = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const { originalMethodHeader } = JSON.parse(readFileSync(new URL("../lib/api/method-guard.json", import.meta.url), "utf8"));
 
-function guard(req) {
+/** Before Next sees the request: hands an unroutable method under /api to the routes as PATCH. */
+export function guardMethod(req) {
   if (ROUTED.has(req.method)) {
     // Only this guard may set it: a client's own value would name any method it likes.
     if (req.headers[originalMethodHeader] !== undefined) delete req.headers[originalMethodHeader];
@@ -25,16 +25,3 @@ function guard(req) {
     req.method = "PATCH";
   }
 }
-
-const createServer = http.createServer;
-http.createServer = function (...args) {
-  const i = args.findIndex((arg) => typeof arg === "function");
-  if (i >= 0) {
-    const listener = args[i];
-    args[i] = function (req, res) {
-      guard(req);
-      return listener.call(this, req, res);
-    };
-  }
-  return createServer.apply(this, args);
-};

@@ -3,16 +3,24 @@
 // HTTP server with Node's defaults, so a client sending a body slowly held a
 // socket for ~300 s (requestTimeout), anonymous ones too. No custom server: the
 // defaults of the one server Next creates are set here, nothing else changes.
-// It also brings scripts/method-guard.mjs (methods Next refuses before any route runs).
+// Each request first passes scripts/method-guard.mjs (methods Next refuses before any route runs).
 import http from "node:http";
-import "./method-guard.mjs";
+import { guardMethod } from "./method-guard.mjs";
 import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
 
 const createServer = http.createServer;
 http.createServer = (options, listener) =>
   typeof options === "function" || options === undefined
-    ? createServer(defaults({}), options)
-    : createServer(defaults(options), listener);
+    ? createServer(defaults({}), guarded(options))
+    : createServer(defaults(options), guarded(listener));
+
+function guarded(listener) {
+  if (!listener) return listener;
+  return function (req, res) {
+    guardMethod(req);
+    return listener.call(this, req, res);
+  };
+}
 
 function defaults(options) {
   return {
