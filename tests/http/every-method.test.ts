@@ -3,6 +3,7 @@ import http from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TEST_KEY } from "../helpers/api";
+import { sendRaw, type RawAnswer } from "../helpers/raw-http";
 import { serverForThisFile } from "../helpers/server";
 
 /**
@@ -13,24 +14,8 @@ import { serverForThisFile } from "../helpers/server";
  */
 const running = serverForThisFile();
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function send(method: string, url: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(new URL(url, running.server.baseUrl), { method, headers: { authorization: `Bearer ${TEST_KEY}`, ...headers } });
-    request.on("response", (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-    });
-    request.on("error", reject);
-    request.end();
-  });
+function send(method: string, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  return sendRaw(new URL(path, running.server.baseUrl), method, { authorization: `Bearer ${TEST_KEY}`, ...headers });
 }
 
 /** The methods of each route file (spec "Endpoints", aliases and health checks). */
@@ -69,7 +54,7 @@ describe("every method under /api over HTTP", () => {
       }
       expect({ method, status: answer.status, allow: answer.headers.allow }).toEqual({ method, status: 405, allow: allow.join(", ") });
       expect(answer.headers["x-request-id"], method).toMatch(/^[0-9a-f-]{36}$/);
-      expect(JSON.parse(answer.body)).toEqual({
+      expect(JSON.parse(answer.text)).toEqual({
         error: `${method} is not supported here; use ${allow.join(", ")}`,
         code: "METHOD_NOT_ALLOWED",
         requestId: answer.headers["x-request-id"],
@@ -79,15 +64,15 @@ describe("every method under /api over HTTP", () => {
 
   it("answers HEAD as GET without a body: the status of GET, 401 without the key", async () => {
     const head = await send("HEAD", "/api/leads");
-    expect({ status: head.status, body: head.body }).toEqual({ status: 200, body: "" });
+    expect({ status: head.status, body: head.text }).toEqual({ status: 200, body: "" });
     const anonymous = await send("HEAD", "/api/leads/sources", { authorization: "" });
-    expect({ status: anonymous.status, body: anonymous.body }).toEqual({ status: 401, body: "" });
+    expect({ status: anonymous.status, body: anonymous.text }).toEqual({ status: 401, body: "" });
   });
 
   it("names the method as sent, whatever method header a client adds", async () => {
     const answer = await send("PATCH", "/api/leads", { "x-lead-intake-method": "X".repeat(4000) });
     expect(answer.status).toBe(405);
-    expect(JSON.parse(answer.body).error).toBe("PATCH is not supported here; use GET, POST");
+    expect(JSON.parse(answer.text).error).toBe("PATCH is not supported here; use GET, POST");
   });
 
   it.each(UNKNOWN_PATHS)("%s: every method is JSON 404", async (apiPath) => {
@@ -98,7 +83,7 @@ describe("every method under /api over HTTP", () => {
       expect(answer.headers["content-type"], method).toMatch(/^application\/json/);
       expect(answer.headers["x-request-id"], method).toMatch(/^[0-9a-f-]{36}$/);
       if (method !== "HEAD") {
-        expect(JSON.parse(answer.body), method).toEqual({ error: "No such API path", code: "NOT_FOUND", requestId: answer.headers["x-request-id"] });
+        expect(JSON.parse(answer.text), method).toEqual({ error: "No such API path", code: "NOT_FOUND", requestId: answer.headers["x-request-id"] });
       }
     }
   });

@@ -1,4 +1,3 @@
-import { request as httpRequest } from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/api/errors";
@@ -6,6 +5,7 @@ import { POOL_WAIT_MS, STATEMENT_TIMEOUT_MS } from "@/lib/db/connect";
 import { call, TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { distinctive, stackTraceLines } from "../helpers/hostile";
+import { sendRaw, type RawAnswer } from "../helpers/raw-http";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
@@ -37,29 +37,19 @@ afterAll(async () => {
   await db.sql.end();
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
+interface Answer extends Omit<RawAnswer, "text"> {
   body: any;
 }
 
-/** One request on its own socket, with the raw response headers (fetch hides Connection). */
-function send(
+/** One request on its own socket, with the raw response headers (fetch hides Connection) and the body parsed. */
+async function send(
   baseUrl: string,
   method: string,
   path: string,
   { headers = {}, body }: { headers?: Record<string, string>; body?: string } = {},
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, baseUrl), { method, headers, agent: false }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+  const { text, ...answer } = await sendRaw(new URL(path, baseUrl), method, headers, body);
+  return { ...answer, body: text ? JSON.parse(text) : undefined };
 }
 
 const auth = (key = TEST_KEY) => ({ authorization: `Bearer ${key}` });
