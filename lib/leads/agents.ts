@@ -2,13 +2,11 @@ import { ApiError } from "@/lib/api/errors";
 import type { Db } from "@/lib/db/client";
 import { eligibleAgentsSql, layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
-import type { Agent, CreateLeadInput } from "./schemas";
+import { MAX_INT4, type Agent, type CreateLeadInput } from "./schemas";
 
 const agentFields = { id: true, name: true, platformId: true, accessLevels: true } satisfies Prisma.UserSelect;
 /** A row of eligibleAgentsSql: the generated User type; the query keeps only users with a platform id. */
 type AgentRow = Prisma.UserGetPayload<{ select: typeof agentFields }> & { platformId: string };
-
-const MAX_USER_ID = 2147483647;
 
 function toAgent(row: AgentRow): Agent {
   return {
@@ -32,7 +30,7 @@ export async function listAgents(db: Db): Promise<Agent[]> {
  */
 export async function resolveAgent(db: Db, assignedAgentId: NonNullable<CreateLeadInput["assignedAgentId"]>): Promise<Agent> {
   const text = String(assignedAgentId);
-  const numeric = /^[0-9]+$/.test(text) && Number(text) <= MAX_USER_ID ? Number(text) : null;
+  const numeric = /^[0-9]+$/.test(text) && Number(text) <= MAX_INT4 ? Number(text) : null;
   const byPlatformId = typeof assignedAgentId === "string" ? Prisma.sql`platform_id = ${text}` : Prisma.sql`FALSE`;
   const byNumericId = numeric === null ? Prisma.sql`FALSE` : Prisma.sql`id = ${numeric}`;
   const layout = await layoutOf(db);

@@ -22,6 +22,13 @@ export const PROJECT_TYPES = ["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)
 
 export const LEAD_STATUSES = ["Pending", "Assigned"] as const;
 
+/** A source name, as a referrer or a query value: characters after trimming. */
+const SOURCE_NAME = { min: 2, max: 120 } as const;
+/** PostgreSQL's integer (int4) maximum: referral ids, user ids and list offsets are int4. */
+export const MAX_INT4 = 2_147_483_647;
+/** Records per page of GET /api/leads. */
+const PAGE = { max: 500, default: 100 } as const;
+
 /** In a body, any character PostgreSQL text can store (lib/api/body.ts refuses U+0000 and unpaired surrogates), and one that is not white space. */
 const CHAR = String.raw`[^\u0000\ud800-\udfff]`;
 const EDGE = String.raw`[^\s\u0000\ud800-\udfff]`;
@@ -59,15 +66,15 @@ const optionalText = (max: number) => text(0, max, "Stored as an empty string wh
 export const referrerName = z
   .string()
   .trim()
-  .min(2)
-  .max(120)
+  .min(SOURCE_NAME.min)
+  .max(SOURCE_NAME.max)
   .transform(cleanSourceName)
-  .meta({ pattern: trimmed(2, 120), maxLength: undefined });
+  .meta({ pattern: trimmed(SOURCE_NAME.min, SOURCE_NAME.max), maxLength: undefined });
 
 export const referrerInput = z.union(
   [
     referrerName.describe(
-      `A source name (existing, configured or new) or a returned source id. Trimmed; 2 to 120 characters after trimming. ${STORABLE}`,
+      `A source name (existing, configured or new) or a returned source id. Trimmed; ${SOURCE_NAME.min} to ${SOURCE_NAME.max} characters after trimming. ${STORABLE}`,
     ),
     z
       .strictObject({
@@ -153,16 +160,16 @@ const decimal = (min: number, max: number) =>
 
 export const listLeadsQuery = z.strictObject({
   referrer: referrerName
-    .meta({ pattern: trimmed(2, 120, QUERY_TEXT) })
+    .meta({ pattern: trimmed(SOURCE_NAME.min, SOURCE_NAME.max, QUERY_TEXT) })
     .optional()
     .describe(
       "One exact source name (case and repeated spaces ignored) or one exact source customer ID; no substring, wildcard, " +
-        "array, object or comma list. URL-encoded; trimmed, then 2 to 120 characters. Omit " +
+        `array, object or comma list. URL-encoded; trimmed, then ${SOURCE_NAME.min} to ${SOURCE_NAME.max} characters. Omit ` +
         "rather than send blank. Omitted: all source accounts, including non-ad sources. Selects records only; not a " +
         "permission boundary.",
     ),
-  limit: decimal(1, 500).default(100).describe("Page size, as decimal digits."),
-  offset: decimal(0, 2147483647).default(0).describe("Records to skip, as decimal digits."),
+  limit: decimal(1, PAGE.max).default(PAGE.default).describe("Page size, as decimal digits."),
+  offset: decimal(0, MAX_INT4).default(0).describe("Records to skip, as decimal digits."),
 });
 
 export type ListLeadsInput = z.output<typeof listLeadsQuery>;
@@ -234,8 +241,8 @@ export const listedLead = z
 export const pagination = z
   .strictObject({
     total: z.int().min(0).describe("Count of all matching records, not of the page."),
-    limit: z.int().min(1).max(500).describe("The page size used."),
-    offset: z.int().min(0).max(2147483647).describe("The offset used."),
+    limit: z.int().min(1).max(PAGE.max).describe("The page size used."),
+    offset: z.int().min(0).max(MAX_INT4).describe("The offset used."),
     hasMore: z.boolean().describe("Whether a further page exists: repeat with offset + limit while true."),
   })
   .describe("Where this page lies among all matching records.");

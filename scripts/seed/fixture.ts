@@ -2,6 +2,7 @@
 // legacy referral records, source types) and reading it.
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { MAX_INT4, referrerName } from "@/lib/leads/schemas";
 
 const text = z.string().nullable().optional();
 
@@ -27,9 +28,9 @@ const person = z.strictObject({
 
 const referral = z.strictObject({
   /** The workflow record id (referralId); the natural key of a seeded record. */
-  id: z.int().min(1).max(2147483647),
+  id: z.int().min(1).max(MAX_INT4),
   /** A source account by name (created like the service creates one), or an existing account by id. */
-  referrer: z.union([z.string().trim().min(2).max(120), z.strictObject({ customerId: z.string().trim().min(1) })]),
+  referrer: z.union([referrerName, z.strictObject({ customerId: z.string().trim().min(1) })]),
   leadCustomerId: z.string().nullable().optional(),
   leadName: z.string().min(1),
   leadMobileNumber: text,
@@ -48,7 +49,7 @@ const referral = z.strictObject({
 export const fixtureSchema = z
   .strictObject({
     /** Types of the sources that referrals name; a name not listed here is created as `other` (decisions.md 8). */
-    sources: z.array(z.strictObject({ name: z.string().trim().min(2).max(120), type: z.enum(["ads", "other"]) })).default([]),
+    sources: z.array(z.strictObject({ name: referrerName, type: z.enum(["ads", "other"]) })).default([]),
     users: z.array(user).default([]),
     persons: z.array(person).default([]),
     referrals: z.array(referral).default([]),
