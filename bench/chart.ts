@@ -9,6 +9,7 @@ export async function renderChart(result: BenchResult): Promise<string> {
       [
         ["service", p.serviceRps],
         ["framework floor", p.floorRps],
+        ["floor + creation statement", p.floorWithStatementRps],
         ["bare node:http + pg", p.bareRps],
         ["database (pg, no HTTP)", p.databaseRps],
       ] as const

@@ -1,11 +1,11 @@
 // POST /api/leads: throughput, latency and CPU per request of the service, the
-// framework floor and the bare server at each connection count, and the creation
-// statement driven directly through pg (the database's own limit).
+// framework floor (without and with the creation statement) and the bare server at
+// each connection count, and the creation statement driven directly through pg (the
+// database's own limit).
 import type pg from "pg";
-import type { CreateLeadInput } from "@/lib/leads/schemas";
 import { type CpuMs, withCpu } from "./cpu";
-import { createLeadWithPg } from "./lead-transaction";
-import { leadBody, load, round, type Load } from "./load";
+import { benchLead, createLeadWithPg } from "./lead-transaction";
+import { load, round, type Load } from "./load";
 import type { Server, Servers } from "./servers";
 
 export const CONNECTIONS = [1, 4, 16, 64];
@@ -14,17 +14,22 @@ const POST_SECONDS = Number(process.env.BENCH_POST_SECONDS ?? 6);
 export interface PostFigures {
   serviceRps: number;
   floorRps: number;
+  floorWithStatementRps: number;
   bareRps: number;
   databaseRps: number;
   serviceP50Ms: number;
   serviceP99Ms: number;
   floorP50Ms: number;
   floorP99Ms: number;
+  floorWithStatementP50Ms: number;
+  floorWithStatementP99Ms: number;
   bareP50Ms: number;
   bareP99Ms: number;
 }
 
 export type PostCpu = Record<keyof Servers, CpuMs>;
+
+const SERVERS = ["service", "floor", "floorWithStatement", "bare"] as const satisfies (keyof Servers)[];
 
 const postTo = (server: Server, connections: number, seconds: number) =>
   load(`${server.url}${server.postPath}`, connections, seconds, "POST");
@@ -38,7 +43,7 @@ const postTo = (server: Server, connections: number, seconds: number) =>
  */
 export const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 20);
 /**
- * Runs per server and connection count, taken in turn (service, floor, bare, then again),
+ * Runs per server and connection count, taken in turn (service, floor, floor with the statement, bare, then again),
  * each figure the median of its runs. On 2 shared cores one 8 s run's CPU per request
  * moved by 10 to 20% from run to run (same server, same code), more than the
  * differences the ratios are meant to show.
@@ -60,22 +65,24 @@ export async function measurePost(
   const cpu: Record<string, PostCpu> = {};
   for (const connections of CONNECTIONS) {
     console.log(`POST at ${connections} connections...`);
-    const runs: Record<keyof Servers, Measured[]> = { service: [], floor: [], bare: [] };
+    const runs: Record<keyof Servers, Measured[]> = { service: [], floor: [], floorWithStatement: [], bare: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const name of ["service", "floor", "bare"] as const) {
+      for (const name of SERVERS) {
         const server = servers[name];
         runs[name].push(await withCpu(server.group, databaseDir, () => postTo(server, connections, POST_SECONDS)));
       }
     }
-    const [service, floor, bare] = [runs.service, runs.floor, runs.bare].map(medianRun);
-    cpu[connections] = { service: service.cpuMs, floor: floor.cpuMs, bare: bare.cpuMs };
+    const [service, floor, floorWithStatement, bare] = SERVERS.map((name) => medianRun(runs[name]));
+    cpu[connections] = { service: service.cpuMs, floor: floor.cpuMs, floorWithStatement: floorWithStatement.cpuMs, bare: bare.cpuMs };
     post[connections] = {
       serviceRps: service.rps,
       floorRps: floor.rps,
+      floorWithStatementRps: floorWithStatement.rps,
       bareRps: bare.rps,
       databaseRps: await databaseLimit(pool, connections, POST_SECONDS),
       ...latency("service", service),
       ...latency("floor", floor),
+      ...latency("floorWithStatement", floorWithStatement),
       ...latency("bare", bare),
     } as PostFigures;
   }
@@ -105,13 +112,12 @@ function latency(name: keyof Servers, result: Load) {
 
 /** Runs the creation statement directly through pg, `connections` at a time. */
 async function databaseLimit(pool: pg.Pool, connections: number, seconds: number): Promise<number> {
-  const input = { ...leadBody, leadMobileNumber: "60123456789" } as CreateLeadInput;
   const until = Date.now() + seconds * 1000;
   let done = 0;
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (Date.now() < until) {
-        await createLeadWithPg(pool, input);
+        await createLeadWithPg(pool, benchLead);
         done++;
       }
     }),

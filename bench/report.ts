@@ -53,6 +53,9 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       postFloorCeilingAt16: round2(floorCeiling),
       postServiceOverCeilingAt16: round2(serviceOverFloor / floorCeiling),
       postServerCpuOverFloorAt16: round2(cpu16.service.server / cpu16.floor.server),
+      // The same for the floor's creation route: how much of the service's ratio one lead's
+      // database round trip takes inside Next, with none of the service's own work.
+      postFloorWithStatementServerCpuOverFloorAt16: round2(cpu16.floorWithStatement.server / cpu16.floor.server),
       listP50At1mOver10k: round2(m.list[1_000_000].p50Ms / m.list[10_000].p50Ms),
       listFilteredP50At1mOver10k: round2(m.list[1_000_000].filteredP50Ms / m.list[10_000].filteredP50Ms),
       importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
@@ -71,15 +74,23 @@ export async function writeResult(result: BenchResult): Promise<void> {
   console.log(`\n${markdown}`);
 }
 
+const SERVER_NAMES: Record<keyof PostCpu, string> = {
+  service: "service",
+  floor: "floor",
+  floorWithStatement: "floor + statement",
+  bare: "bare",
+};
+
 function toMarkdown(r: BenchResult): string {
   const lines = [
     `Measured ${r.measuredAt} on ${r.machine}, in ${r.durationSeconds} s. Load generator (autocannon) on the same machine.`,
     "",
-    "| POST /api/leads | service req/s | floor req/s | bare req/s | database tx/s | service p50 ms | service p99 ms | floor p99 ms |",
-    "|---|---|---|---|---|---|---|---|",
+    "| POST /api/leads | service req/s | floor req/s | floor + statement req/s | bare req/s | database tx/s | service p50 ms | service p99 ms | floor p99 ms | floor + statement p99 ms |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ...Object.entries(r.post).map(
       ([c, p]) =>
-        `| ${c} connections | ${p.serviceRps} | ${p.floorRps} | ${p.bareRps} | ${p.databaseRps} | ${p.serviceP50Ms} | ${p.serviceP99Ms} | ${p.floorP99Ms} |`,
+        `| ${c} connections | ${p.serviceRps} | ${p.floorRps} | ${p.floorWithStatementRps} | ${p.bareRps} | ${p.databaseRps} | ` +
+        `${p.serviceP50Ms} | ${p.serviceP99Ms} | ${p.floorP99Ms} | ${p.floorWithStatementP99Ms} |`,
     ),
     "",
     "| GET /api/leads (limit 100) | p50 ms | p99 ms | one source p50 ms | one source p99 ms | offset 500000 p50 ms |",
@@ -108,10 +119,7 @@ function toMarkdown(r: BenchResult): string {
       : []),
     "| CPU ms per POST at 16 connections | server process | PostgreSQL | whole machine |",
     "|---|---|---|---|",
-    ...(["service", "floor", "bare"] as const).map((name) => {
-      const c = r.cpuMsPerRequest[16][name];
-      return `| ${name} | ${c.server} | ${c.database} | ${c.machine} |`;
-    }),
+    ...Object.entries(r.cpuMsPerRequest[16]).map(([name, c]) => `| ${SERVER_NAMES[name as keyof PostCpu]} | ${c.server} | ${c.database} | ${c.machine} |`),
     "",
     "| Ratio | Value | Target |",
     "|---|---|---|",
@@ -120,6 +128,7 @@ function toMarkdown(r: BenchResult): string {
     `| POST ceiling of service / floor set by PostgreSQL's CPU per lead | ${r.ratios.postFloorCeilingAt16} | |`,
     `| POST service / floor over that ceiling | ${r.ratios.postServiceOverCeilingAt16} | >= 0.85 |`,
     `| Server CPU per POST, service / floor, at 16 connections | ${r.ratios.postServerCpuOverFloorAt16} | <= 1.4 |`,
+    `| Server CPU per POST, floor + statement / floor, at 16 connections | ${r.ratios.postFloorWithStatementServerCpuOverFloorAt16} | |`,
     `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,
     `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
     ...(r.ratios.importOverPost === null ? [] : [`| Importer rows/s over POST req/s | ${r.ratios.importOverPost} | |`]),

@@ -1,7 +1,11 @@
 // The servers a run compares: the service as `npm run serve` starts it, the framework
-// floor (bench/floor, a no-op route under `next start`) and the bare node:http + pg server.
+// floor (bench/floor, a no-op route under `next start`), the floor with a lead's database
+// round trip (bench/floor's creation route, in its own process) and the bare node:http + pg server.
 import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { heapLimitArgs } from "@/scripts/next-server-heap.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
+import { creationStatementForFloor } from "./lead-transaction";
 import { KEY } from "./load";
 
 export interface Server {
@@ -15,8 +19,12 @@ export interface Server {
 export interface Servers {
   service: Server;
   floor: Server;
+  floorWithStatement: Server;
   bare: Server;
 }
+
+/** The floor's `next start` as the launcher starts the service's: Next itself, under the same heap limit. */
+const floorArgs = (port: number) => [...heapLimitArgs(), fileURLToPath(import.meta.resolve("next/dist/bin/next")), "start", "bench/floor", "-p", String(port)];
 
 /** Builds the service and the framework floor (before any server starts, so the build's CPU is not measured). */
 export function buildServers(): void {
@@ -35,14 +43,16 @@ export async function startServers(databaseUrl: string): Promise<Servers> {
   const started: Server[] = [];
   try {
     started.push(await start("node", () => ["scripts/start.mjs", "--no-build"], env, "/api/leads", "/api/leads/sources"));
-    started.push(await start("npx", (port) => ["next", "start", "bench/floor", "-p", String(port)], {}, "/api/noop", "/api/noop"));
+    started.push(await start(process.execPath, floorArgs, {}, "/api/noop", "/api/noop"));
+    const statementEnv = { DATABASE_URL: databaseUrl, BENCH_CREATION_STATEMENT: creationStatementForFloor() };
+    started.push(await start(process.execPath, floorArgs, statementEnv, "/api/create", "/api/noop"));
     started.push(await start("npx", () => ["tsx", "bench/bare-server.ts"], env, "/api/leads", "/"));
   } catch (error) {
     await Promise.all(started.map((s) => s.group.stop()));
     throw error;
   }
-  const [service, floor, bare] = started;
-  return { service, floor, bare };
+  const [service, floor, floorWithStatement, bare] = started;
+  return { service, floor, floorWithStatement, bare };
 }
 
 export async function stopServers(servers: Servers): Promise<void> {

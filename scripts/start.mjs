@@ -15,6 +15,7 @@ import { appendFileSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";
 import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
+import { heapLimitArgs } from "./next-server-heap.mjs";
 import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
 
 const ENV_FILE = ".env.local";
@@ -69,14 +70,9 @@ function startNext(keySource) {
   // Next itself, not through npx: a signal to the launcher must reach the server.
   const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
   const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
-  // A 1 GB heap limit (unless NODE_OPTIONS sets one). Under Node's default here (4 GB)
-  // V8 let the heap grow to 240 MB while live data stayed under 80 MB, and the process
-  // passed 360 MB; with a lower limit V8 collects sooner and stays near 230 MB (512 MB
-  // and 768 MB did the same; measured CPU cost within noise). README, Benchmark.
-  const heapLimit = process.env.NODE_OPTIONS?.includes("--max-old-space-size") ? [] : ["--max-old-space-size=1024"];
   // Next writes to the launcher's own stdout: relaying each access log line through this process cost
   // 0.04 to 0.06 ms of CPU per request (README, Benchmark).
-  server = spawn(process.execPath, [...heapLimit, "--import", preload, nextBin, "start", "-p", String(port)], {
+  server = spawn(process.execPath, [...heapLimitArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });
   announceWhenLive(keySource);

@@ -1,2 +1,3 @@
 /** @type {import('next').NextConfig} */
-export default { poweredByHeader: false };
+// pg as a plain Node module, as in the service's next.config.mjs.
+export default { poweredByHeader: false, serverExternalPackages: ["pg"] };

@@ -1,0 +1,1 @@
+export function heapLimitArgs(nodeOptions?: string): string[];
