@@ -18,25 +18,54 @@ export interface Access {
 
 /**
  * One JSON line per request on stdout. Never a key, a body, a query string or a
- * lead's personal data: only the fields below.
+ * lead's personal data: only the fields below. The lines of one event-loop turn go
+ * out in one write: a write per request to a pipe (a supervisor's, a container's
+ * log) cost the server a system call and the reader's wake-up each time (under
+ * 16 connections of POSTs: 0.07 ms per request more than no log, median of 5
+ * rounds; 0.04 ms with the lines written per turn, median of 7; single rounds move by 0.1 ms).
  */
 export function logAccess(access: Access): void {
   if (!ACCESS_LOG) return;
   const durationMs = Math.round((performance.now() - access.startedAt) * 100) / 100;
-  process.stdout.write(
-    `${JSON.stringify({
-      time: new Date().toISOString(),
-      level: "info",
-      msg: "request",
-      requestId: access.requestId,
-      method: access.method,
-      path: access.path,
-      status: access.status,
-      code: access.code,
-      durationMs,
-      key: access.key,
-    })}\n`,
-  );
+  if (pending.lines === "") setImmediate(flush);
+  pending.lines += `${JSON.stringify({
+    time: new Date().toISOString(),
+    level: "info",
+    msg: "request",
+    requestId: access.requestId,
+    method: access.method,
+    path: access.path,
+    status: access.status,
+    code: access.code,
+    durationMs,
+    key: access.key,
+  })}\n`;
+}
+
+/**
+ * Lines not yet written: at most one event-loop turn's, and written on exit too. One buffer per
+ * process, under a registered symbol: Next's build can give each route its own copy of this module.
+ */
+interface Pending {
+  lines: string;
+}
+const PENDING = Symbol.for("lead-intake-service.access-log");
+const globalForLog = globalThis as typeof globalThis & { [PENDING]?: Pending };
+const pending = (globalForLog[PENDING] ??= writtenOnExit({ lines: "" }));
+
+function writtenOnExit(buffer: Pending): Pending {
+  process.once("exit", () => write(buffer));
+  return buffer;
+}
+
+function flush(): void {
+  write(pending);
+}
+
+function write(buffer: Pending): void {
+  if (buffer.lines === "") return;
+  process.stdout.write(buffer.lines);
+  buffer.lines = "";
 }
 
 /**
