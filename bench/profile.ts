@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
-import { heapLimitArgs } from "@/scripts/next-server-heap.mjs";
+import { heapArgs } from "@/scripts/next-server-heap.mjs";
 import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { withCpu } from "./cpu";
 import { profileShares } from "./cpu-profile";
@@ -34,7 +34,7 @@ async function profileServer(name: "service" | "floor"): Promise<void> {
       if (prepared.status !== 0) throw new Error("preparing the database failed");
     }
     const url = `http://127.0.0.1:${port}${name === "service" ? "/api/leads" : "/api/noop"}`;
-    const args = ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...heapLimitArgs(), nextBin, "start"];
+    const args = ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...heapArgs(), nextBin, "start"];
     const group = await startProcessGroup(process.execPath, [...args, ...(name === "floor" ? ["bench/floor"] : []), "-p", String(port)], env, url);
     let window: [bigint, bigint] = [0n, 0n];
     let measured;

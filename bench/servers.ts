@@ -3,7 +3,7 @@
 // round trip (bench/floor's creation route, in its own process) and the bare node:http + pg server.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { heapLimitArgs } from "@/scripts/next-server-heap.mjs";
+import { heapArgs } from "@/scripts/next-server-heap.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { creationStatementForFloor } from "./lead-transaction";
 import { KEY } from "./load";
@@ -24,7 +24,7 @@ export interface Servers {
 }
 
 /** The floor's `next start` as the launcher starts the service's: Next itself, under the same heap limit. */
-const floorArgs = (port: number) => [...heapLimitArgs(), fileURLToPath(import.meta.resolve("next/dist/bin/next")), "start", "bench/floor", "-p", String(port)];
+const floorArgs = (port: number) => [...heapArgs(), fileURLToPath(import.meta.resolve("next/dist/bin/next")), "start", "bench/floor", "-p", String(port)];
 
 /** Builds the service and the framework floor (before any server starts, so the build's CPU is not measured). */
 export function buildServers(): void {

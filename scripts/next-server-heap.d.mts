@@ -1,1 +1,1 @@
-export function heapLimitArgs(nodeOptions?: string): string[];
+export function heapArgs(nodeOptions?: string): string[];

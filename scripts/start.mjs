@@ -15,7 +15,7 @@ import { appendFileSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";
 import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
-import { heapLimitArgs } from "./next-server-heap.mjs";
+import { heapArgs } from "./next-server-heap.mjs";
 import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
 
 const ENV_FILE = ".env.local";
@@ -72,7 +72,7 @@ function startNext(keySource) {
   const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
   // Next writes to the launcher's own stdout: relaying each access log line through this process cost
   // 0.04 to 0.06 ms of CPU per request (README, Benchmark).
-  server = spawn(process.execPath, [...heapLimitArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
+  server = spawn(process.execPath, [...heapArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });
   announceWhenLive(keySource);
