@@ -23,7 +23,7 @@ export interface Servers {
   bare: Server;
 }
 
-/** The floor's `next start` as the launcher starts the service's: Next itself, under the same heap limit. */
+/** The floor's `next start` as the launcher starts the service's: Next itself, under the same heap settings. */
 const floorArgs = (port: number) => [...heapArgs(), fileURLToPath(import.meta.resolve("next/dist/bin/next")), "start", "bench/floor", "-p", String(port)];
 
 /** Builds the service and the framework floor (before any server starts, so the build's CPU is not measured). */
