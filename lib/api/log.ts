@@ -27,7 +27,7 @@ export interface Access {
 export function logAccess(access: Access): void {
   if (!ACCESS_LOG) return;
   const durationMs = Math.round((performance.now() - access.startedAt) * 100) / 100;
-  if (pending.lines === "") setImmediate(flush);
+  if (pending.lines === "") setImmediate(write, pending);
   pending.lines += `${JSON.stringify({
     time: new Date().toISOString(),
     level: "info",
@@ -56,10 +56,6 @@ const pending = (globalForLog[PENDING] ??= writtenOnExit({ lines: "" }));
 function writtenOnExit(buffer: Pending): Pending {
   process.once("exit", () => write(buffer));
   return buffer;
-}
-
-function flush(): void {
-  write(pending);
 }
 
 function write(buffer: Pending): void {

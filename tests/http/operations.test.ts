@@ -127,7 +127,7 @@ describe("access log", () => {
     for (const [method, path, headers, body, expected] of requests) {
       const requestId = `access-log-${++i}`;
       await send(server.baseUrl, method, path, { headers: { ...headers, "x-request-id": requestId }, body });
-      // Written before the response is returned; allow the pipe a moment.
+      // Written at the end of the event-loop turn that answered (lib/api/log.ts); allow the pipe a moment.
       let lines = accessLines(server.output(), requestId);
       for (let wait = 0; lines.length === 0 && wait < 20; wait++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -143,6 +143,22 @@ describe("access log", () => {
       if (!("key" in expected)) expect(line).not.toHaveProperty("key");
     }
   });
+
+  it("keeps a line for every answered request of a burst when the server is stopped right after it", async () => {
+    // Lines are written once per event-loop turn: none may be lost between the last answer and the exit.
+    const own = await startServer(db.url);
+    try {
+      const ids = Array.from({ length: 40 }, (_, n) => `burst-${n}`);
+      const answers = await Promise.all(
+        ids.map((requestId) => send(own.baseUrl, "GET", "/api/health/live", { headers: { "x-request-id": requestId } })),
+      );
+      expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+    } finally {
+      await own.stop();
+    }
+    const output = own.output();
+    expect(Array.from({ length: 40 }, (_, n) => accessLines(output, `burst-${n}`).length)).toEqual(Array(40).fill(1));
+  }, 60_000);
 
   it("is off with LEADS_ACCESS_LOG=off", async () => {
     await send(narrow.baseUrl, "GET", "/api/leads/sources", { headers: { ...auth(), "x-request-id": "quiet-1" } });
