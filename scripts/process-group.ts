@@ -40,10 +40,13 @@ export async function startProcessGroup(
   { cwd }: { cwd?: string } = {},
 ): Promise<ProcessGroup> {
   let output = "";
+  let kept = 0;
   let dropped = 0;
   const keep = (chunk: Buffer) => {
-    if (dropped === 0 && output.length + chunk.length <= OUTPUT_LIMIT) output += chunk;
-    else dropped += chunk.length;
+    if (dropped === 0 && kept + chunk.length <= OUTPUT_LIMIT) {
+      output += chunk;
+      kept += chunk.length;
+    } else dropped += chunk.length;
   };
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.on("data", keep);
