@@ -34,8 +34,7 @@ export type paths = {
         };
         /**
          * Readiness
-         * @description 200 when the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds
-         *     (database down, unreachable or frozen). No key needed; reveals nothing else.
+         * @description 200 when the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds (database down, unreachable or frozen). No key needed; reveals nothing else.
          *
          *     ```sh
          *     curl "$BASE_URL/api/health/ready"
@@ -59,12 +58,7 @@ export type paths = {
         };
         /**
          * List current leads of source accounts
-         * @description Current leads whose Introducer is a source account, newest first (descending `referralId`), paginated.
-         *     Person-referral leads are excluded even though POST accepts them. Each parameter may be given at most once; unknown
-         *     or repeated parameters and blank, negative, fractional or non-decimal values are 400 `INVALID_INPUT`. An unknown
-         *     source gives 200 with an empty page; the query never creates a source. `pagination.total` counts all matching
-         *     records; an offset beyond the end gives an empty page with the same total. Page by increasing `offset` by `limit`
-         *     until `hasMore` is false, and deduplicate by `referralId` (data is current, not a snapshot).
+         * @description Current leads whose Introducer is a source account, newest first (descending `referralId`), paginated. Person-referral leads are excluded even though POST accepts them. Each parameter may be given at most once; unknown or repeated parameters and blank, negative, fractional or non-decimal values are 400 `INVALID_INPUT`. An unknown source gives 200 with an empty page; the query never creates a source. `pagination.total` counts all matching records; an offset beyond the end gives an empty page with the same total. Page by increasing `offset` by `limit` until `hasMore` is false, and deduplicate by `referralId` (data is current, not a snapshot).
          *
          *     ```sh
          *     curl -H "Authorization: Bearer $LEADS_API_KEY" \
@@ -75,10 +69,7 @@ export type paths = {
         put?: never;
         /**
          * Create a lead
-         * @description Creates a customer lead and its workflow record, attributed to an Introducer (`referrer`) and optionally assigned
-         *     to a sales user. Creation is atomic: the source account (if new), the lead, the workflow record and the audit entry
-         *     are saved together; a success response means all were saved. Not idempotent: never replay automatically after an
-         *     uncertain outcome.
+         * @description Creates a customer lead and its workflow record, attributed to an Introducer (`referrer`) and optionally assigned to a sales user. Creation is atomic: the source account (if new), the lead, the workflow record and the audit entry are saved together; a success response means all were saved. Not idempotent: never replay automatically after an uncertain outcome.
          *
          *     ```sh
          *     curl -X POST -H "Authorization: Bearer $LEADS_API_KEY" \
@@ -103,9 +94,7 @@ export type paths = {
         };
         /**
          * List assignable sales agents
-         * @description The users a lead can be assigned to. On the normal data layout only users whose access levels contain sales are
-         *     listed; on a legacy layout without an access-level column that filter cannot be applied. An empty list means no
-         *     eligible users exist: leave leads unassigned or contact the administrator. No parameters.
+         * @description The users a lead can be assigned to. On the normal data layout only users whose access levels contain sales are listed; on a legacy layout without an access-level column that filter cannot be applied. An empty list means no eligible users exist: leave leads unassigned or contact the administrator. No parameters.
          *
          *     ```sh
          *     curl -H "Authorization: Bearer $LEADS_API_KEY" \
@@ -132,8 +121,7 @@ export type paths = {
         };
         /**
          * List source accounts
-         * @description All source accounts, and the subset of type `ads`. Configured default sources are listed even before they have
-         *     leads. Listing never creates an account and never contacts an external ad platform. No parameters.
+         * @description All source accounts, and the subset of type `ads`. Configured default sources are listed even before they have leads. Listing never creates an account and never contacts an external ad platform. No parameters.
          *
          *     ```sh
          *     curl -H "Authorization: Bearer $LEADS_API_KEY" \
@@ -237,7 +225,7 @@ export type components = {
             /** @description The lead customer's ID. */
             leadCustomerId: string;
             leadName: string;
-            /** @description Canonical form: 60 followed by 9 to 11 digits. */
+            /** @description The number as sent, in its canonical form (`012-345 6789` → `60123456789`). */
             leadMobileNumber: string;
             referrer: components["schemas"]["Referrer"];
             /** @description Assigned user's platform ID; null if unassigned. */
@@ -570,28 +558,16 @@ export interface operations {
             cookie?: never;
         };
         /**
-         * @description A JSON object (`Content-Type: application/json`, at most 1 MiB). Unknown properties are rejected, and optional
-         *     properties must be omitted, never `null`.
+         * @description A JSON object (`Content-Type: application/json`, at most 1 MiB). Unknown properties are rejected, and optional properties must be omitted, never `null`. Each field's own rules are in its description.
          *
          *     1. Minimum body: `leadName`, `leadMobileNumber`, `referrer`. It yields an unassigned lead with status `Pending`.
-         *     2. Mobile: formatting characters are removed, a local prefix 0 or 1 becomes 60 (a leading +60 is accepted), and the
-         *        result must be 60 followed by 9 to 11 digits. The response carries this canonical form (`012-345 6789` →
-         *        `60123456789`).
-         *     3. `referrer` as a string (trimmed, repeated spaces normalised) is first resolved as an existing or configured source
-         *        name (case and repeated spaces ignored) or a returned source ID; otherwise it is the name of a new source, whose
-         *        account is created on the first successful POST and reused by later case or spacing variants.
-         *     4. `referrer` as `{customerId}` (only that property) names an existing person or source account; an unknown ID is
-         *        422 `INVALID_REFERRER`. This form creates no account.
-         *     5. A bare string is never a person: name an existing person with the object form. Do not invent source IDs: an
-         *        unknown string is a new source name.
-         *     6. `assignedAgentId` must resolve to an existing user eligible for sales with a platform ID, else 422
-         *        `INVALID_AGENT`; the response returns the platform ID. Creation sets the assigned agent only (the preferred-agent
-         *        field stays empty).
-         *     7. `null` for any optional field, an empty `assignedAgentId` and unknown properties (such as `introducer`,
-         *        `assigned_agent`, `status`, `campaignId`) are 400 `INVALID_INPUT`.
-         *     8. Not idempotent: each success creates a new lead customer and workflow record, even for a repeated phone number.
-         *        No idempotency keys, no deduplication.
-         *     9. No messaging notification is sent.
+         *     2. `referrer` as a string (trimmed, repeated spaces normalised) is first resolved as an existing or configured source name (case and repeated spaces ignored) or a returned source ID; otherwise it is the name of a new source, whose account is created on the first successful POST and reused by later case or spacing variants.
+         *     3. `referrer` as `{customerId}` (only that property) names an existing person or source account; an unknown ID is 422 `INVALID_REFERRER`. This form creates no account.
+         *     4. A bare string is never a person: name an existing person with the object form. Do not invent source IDs: an unknown string is a new source name.
+         *     5. `assignedAgentId` must resolve to an existing user eligible for sales with a platform ID, else 422 `INVALID_AGENT`; the response returns the platform ID. Creation sets the assigned agent only (the preferred-agent field stays empty).
+         *     6. `null` for any optional field, an empty `assignedAgentId` and unknown properties (such as `introducer`, `assigned_agent`, `status`, `campaignId`) are 400 `INVALID_INPUT`.
+         *     7. Not idempotent: each success creates a new lead customer and workflow record, even for a repeated phone number. No idempotency keys, no deduplication.
+         *     8. No messaging notification is sent.
          */
         requestBody: {
             content: {

@@ -207,7 +207,7 @@ export const createdLead = z
     referralId: z.int().describe("Workflow record ID."),
     leadCustomerId: z.string().describe("The lead customer's ID."),
     leadName: z.string(),
-    leadMobileNumber: z.string().describe("Canonical form: 60 followed by 9 to 11 digits."),
+    leadMobileNumber: z.string().describe("The number as sent, in its canonical form (`012-345 6789` → `60123456789`)."),
     referrer,
     assignedAgentId: z.string().nullable().describe("Assigned user's platform ID; null if unassigned."),
     status: z.enum(LEAD_STATUSES).describe("`Assigned` when an agent was given, else `Pending`."),

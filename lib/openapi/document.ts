@@ -1,25 +1,27 @@
 import { readFileSync } from "node:fs";
 import { createSwaggerSpec } from "next-swagger-doc";
 import { z } from "zod";
-import { ApiError, ERROR_CODES, ERRORS, MAX_BODY_BYTES, type ErrorCode } from "@/lib/api/errors";
+import { MAX_BODY_BYTES } from "@/lib/api/errors";
 import { listLeadsQuery } from "@/lib/leads/schemas";
-import { examples, invalidInput } from "./examples";
+import { listAgents } from "@/lib/openapi/agents/list-agents";
+import { live } from "@/lib/openapi/health/live";
+import { ready } from "@/lib/openapi/health/ready";
+import { createLead } from "@/lib/openapi/leads/create-lead";
+import { listLeads } from "@/lib/openapi/leads/list-leads";
+import { errorResponse, ref, type Operation } from "@/lib/openapi/operation";
+import { listSources } from "@/lib/openapi/sources/list-sources";
+import { examples } from "./examples";
 import { requestSchemas, responseSchemas } from "./schemas";
 
 /**
- * The OpenAPI 3.1 document, assembled by next-swagger-doc's createSwaggerSpec:
- * each operation is the `@openapi` comment next to its route in app/api, and this
- * definition gives what the operations refer to: schemas and query parameters
- * from zod (lib/leads/schemas.ts, ./schemas.ts), examples (./examples.ts), the
- * integrators' guide (lib/openapi/guide.md). An operation's `x-errors` lists its error
- * codes; each becomes its status's response, described from the error table
- * (lib/api/errors.ts). scripts/build-openapi.ts writes the result to public/openapi.json.
+ * The OpenAPI 3.1 document, assembled by next-swagger-doc's createSwaggerSpec from
+ * this definition: the typed operations (lib/openapi/<noun>/<verb>.ts, ./operation.ts)
+ * as its paths, and what they refer to: schemas and query parameters from zod
+ * (lib/leads/schemas.ts, ./schemas.ts), examples (./examples.ts), the integrators'
+ * guide (./guide.md). scripts/build-openapi.ts writes the result to public/openapi.json.
  */
 
 type Json = Record<string, any>;
-const ref = (to: string) => ({ $ref: `#/components/${to}` });
-/** Headers of every response: no-store, and the request id (lib/api/route.ts). */
-const RESPONSE_HEADERS = { "Cache-Control": ref("headers/Cache-Control"), "X-Request-Id": ref("headers/X-Request-Id") };
 
 /** JSON Schemas of named zod schemas; references between them become component $refs. */
 function componentSchemas(named: Record<string, z.ZodType>, io: "input" | "output"): Json {
@@ -43,48 +45,11 @@ function queryParameters(query: z.ZodObject): Json {
   );
 }
 
-const EXAMPLE_REQUEST_ID = "5b0e7c1a-9d2f-4e86-b3a1-0c7d2e9f4a61";
-const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = { METHOD_NOT_ALLOWED: "DELETE is not supported here; use GET, POST" };
-
-function errorExample(code: ErrorCode, inQuery: boolean): Json {
-  const input = inQuery ? { error: "Invalid query parameters", issues: invalidInput.query } : { error: "Invalid lead", issues: invalidInput.body };
-  const error = code === "INVALID_INPUT" ? new ApiError(code, input.error, input.issues) : new ApiError(code, EXAMPLE_MESSAGES[code]);
-  const value = { ...error.toJSON(), requestId: EXAMPLE_REQUEST_ID };
-  return { summary: ERRORS[code].when.replace(/[.;:].*/s, ""), value };
-}
-
-/** The response of one status: its codes with when each happens, the retry advice, one example per code. */
-function errorResponse(codes: ErrorCode[], inQuery = false): Json {
-  const retry = [...new Set(codes.map((code) => ERRORS[code].retry))];
-  return {
-    description: [...codes.map((code) => `- \`${code}\`: ${ERRORS[code].when}`), "", ...retry].join("\n"),
-    headers: codes.includes("METHOD_NOT_ALLOWED") ? { ...RESPONSE_HEADERS, Allow: ref("headers/Allow") } : RESPONSE_HEADERS,
-    content: {
-      "application/json": {
-        schema: { type: "object", allOf: [ref("schemas/Error")], properties: { code: { enum: codes } } },
-        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code, inQuery)])),
-      },
-    },
-  };
-}
-
-/** Expands an operation's `x-errors` into responses, adds 404/405 and no-store to every response, names its aliases. */
-function complete(method: string, operation: Json): void {
-  const codes: ErrorCode[] = operation["x-errors"] ?? [];
-  delete operation["x-errors"];
-  for (const response of Object.values<Json>(operation.responses)) response.headers = RESPONSE_HEADERS;
-  for (const status of new Set(codes.map((code) => ERRORS[code].status))) {
-    const inQuery = method === "get" && operation.parameters !== undefined;
-    operation.responses[status] = errorResponse(ERROR_CODES.filter((c) => codes.includes(c) && ERRORS[c].status === status), inQuery);
-  }
-  operation.responses[404] = ref("responses/NotFound");
-  operation.responses[405] = ref("responses/MethodNotAllowed");
-  operation.responses = Object.fromEntries(Object.entries(operation.responses).sort(([a], [b]) => Number(a) - Number(b)));
-  operation.description = operation.description.trimEnd();
-  const aliases: string[] = operation["x-aliases"] ?? [];
-  if (aliases.length) {
-    operation.description += `\n\nAlso served, as the very same operation, at ${aliases.map((a) => `\`${method.toUpperCase()} ${a}\``).join(" and ")} (\`x-aliases\`).`;
-  }
+/** Every operation, each from its own file, in the order of their paths. */
+function paths(): Record<string, Record<string, Operation>> {
+  const paths: Record<string, Record<string, Operation>> = {};
+  for (const { path, method, operation } of [live, ready, listLeads, createLead, listAgents, listSources]) (paths[path] ??= {})[method] = operation;
+  return paths;
 }
 
 function openApiDefinition(): Json {
@@ -99,6 +64,7 @@ function openApiDefinition(): Json {
       license: { name: "Proprietary", url: "https://example.com/lead-intake/terms" },
     },
     servers: [{ url: "/", description: "The server this document is served from" }],
+    paths: paths(),
     tags: [
       { name: "Sources", description: "Source accounts (Introducers of type source)." },
       { name: "Agents", description: "Sales users leads can be assigned to." },
@@ -133,9 +99,7 @@ function openApiDefinition(): Json {
   };
 }
 
-/** The document: the route annotations (app/api) on the definition, operations completed. */
+/** The document. next-swagger-doc also reads `@openapi` comments under app/api; the routes have none. */
 export function buildOpenApiDocument(): Json {
-  const spec = createSwaggerSpec({ apiFolder: "app/api", definition: JSON.parse(JSON.stringify(openApiDefinition())) }) as Json;
-  for (const item of Object.values<Json>(spec.paths)) for (const [method, operation] of Object.entries<Json>(item)) complete(method, operation);
-  return JSON.parse(JSON.stringify({ ...spec, paths: Object.fromEntries(Object.entries(spec.paths).sort()) }));
+  return createSwaggerSpec({ apiFolder: "app/api", definition: openApiDefinition() as NonNullable<Parameters<typeof createSwaggerSpec>[0]>["definition"] }) as Json;
 }

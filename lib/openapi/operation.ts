@@ -1,0 +1,113 @@
+import { ApiError, ERROR_CODES, ERRORS, type ErrorCode } from "@/lib/api/errors";
+import { invalidInput } from "@/lib/openapi/examples";
+
+/**
+ * One operation of the OpenAPI 3.1 document, typed: each lives in its own file
+ * (lib/openapi/<noun>/<verb>.ts) and states its own text, request and success
+ * responses once; `operation()` adds what every operation shares. Its error
+ * responses come from the error table (lib/api/errors.ts) by code, so a code's
+ * status, meaning, retry advice and example are written in one place.
+ */
+
+export type Json = Record<string, unknown>;
+export interface Reference {
+  $ref: string;
+}
+interface MediaType {
+  schema: Json | Reference;
+  examples?: Record<string, Reference | { summary: string; value: unknown }>;
+}
+interface Response {
+  description: string;
+  headers?: Record<string, Reference>;
+  content?: { "application/json": MediaType };
+  links?: Record<string, { operationId: string; parameters: Record<string, string>; description: string }>;
+}
+type Tag = "Leads" | "Sources" | "Agents" | "Health";
+type Method = "get" | "post";
+
+/** The subset of the OpenAPI 3.1 Operation Object this document uses. */
+export interface Operation {
+  operationId: string;
+  tags: [Tag];
+  summary: string;
+  "x-aliases"?: string[];
+  security?: [];
+  description: string;
+  parameters?: Reference[];
+  requestBody?: { required: true; description: string; content: { "application/json": MediaType } };
+  responses: Record<number, Response | Reference>;
+}
+
+/** An operation and where it is served. */
+export interface PathOperation {
+  path: string;
+  method: Method;
+  operation: Operation;
+}
+
+/** What an operation file states; `errors` are the codes it can answer, `aliases` the further paths serving it. */
+interface OperationSource extends Omit<Operation, "responses" | "x-aliases"> {
+  path: string;
+  method: Method;
+  /** The curl example that ends the description (tests/integration/document-examples.test.ts runs it). */
+  curl: { query?: string; body?: unknown };
+  responses: Record<number, Response>;
+  errors?: ErrorCode[];
+  aliases?: string[];
+}
+
+export const ref = (to: string): Reference => ({ $ref: `#/components/${to}` });
+/** Headers of every response: no-store, and the request id (lib/api/route.ts). */
+const RESPONSE_HEADERS = { "Cache-Control": ref("headers/Cache-Control"), "X-Request-Id": ref("headers/X-Request-Id") };
+
+const EXAMPLE_REQUEST_ID = "5b0e7c1a-9d2f-4e86-b3a1-0c7d2e9f4a61";
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = { METHOD_NOT_ALLOWED: "DELETE is not supported here; use GET, POST" };
+
+function errorExample(code: ErrorCode, inQuery: boolean) {
+  const input = inQuery ? { error: "Invalid query parameters", issues: invalidInput.query } : { error: "Invalid lead", issues: invalidInput.body };
+  const error = code === "INVALID_INPUT" ? new ApiError(code, input.error, input.issues) : new ApiError(code, EXAMPLE_MESSAGES[code]);
+  return { summary: ERRORS[code].when.replace(/[.;:].*/s, ""), value: { ...error.toJSON(), requestId: EXAMPLE_REQUEST_ID } };
+}
+
+/** The response of one status: its codes with when each happens, the retry advice, one example per code. */
+export function errorResponse(codes: ErrorCode[], inQuery = false): Response {
+  const retry = [...new Set(codes.map((code) => ERRORS[code].retry))];
+  return {
+    description: [...codes.map((code) => `- \`${code}\`: ${ERRORS[code].when}`), "", ...retry].join("\n"),
+    headers: codes.includes("METHOD_NOT_ALLOWED") ? { ...RESPONSE_HEADERS, Allow: ref("headers/Allow") } : RESPONSE_HEADERS,
+    content: {
+      "application/json": {
+        schema: { type: "object", allOf: [ref("schemas/Error")], properties: { code: { enum: codes } } },
+        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code, inQuery)])),
+      },
+    },
+  };
+}
+
+function curlCommand(method: Method, path: string, security: [] | undefined, { query = "", body }: OperationSource["curl"]): string {
+  const url = `"$BASE_URL${path}${query}"`;
+  const command = ["curl", ...(method === "get" ? [] : [`-X ${method.toUpperCase()}`]), ...(security ? [] : ['-H "Authorization: Bearer $LEADS_API_KEY"'])];
+  const continued = [...(body === undefined ? [] : ['-H "Content-Type: application/json"', `-d '${JSON.stringify(body)}'`]), url];
+  return command.length === 1 ? `curl ${url}` : [command.join(" "), ...continued].join(" \\\n  ");
+}
+
+/**
+ * The operation as the document shows it: the curl example and the aliases at the
+ * end of the description; every response with no-store and the request id; one
+ * response per error status, from the error table; 404 and 405, which every path
+ * answers (lib/api/route.ts).
+ */
+export function operation({ path, method, curl, errors = [], aliases = [], responses, ...rest }: OperationSource): PathOperation {
+  const inQuery = method === "get" && rest.parameters !== undefined;
+  const all: Operation["responses"] = { 404: ref("responses/NotFound"), 405: ref("responses/MethodNotAllowed") };
+  for (const [status, response] of Object.entries(responses)) all[Number(status)] = { ...response, headers: { ...RESPONSE_HEADERS, ...response.headers } };
+  for (const status of new Set(errors.map((code) => ERRORS[code].status))) {
+    all[status] = errorResponse(ERROR_CODES.filter((code) => errors.includes(code) && ERRORS[code].status === status), inQuery);
+  }
+  const served = aliases.map((alias) => `\`${method.toUpperCase()} ${alias}\``).join(" and ");
+  const description =
+    `${rest.description}\n\n\`\`\`sh\n${curlCommand(method, path, rest.security, curl)}\n\`\`\`` +
+    (aliases.length ? `\n\nAlso served, as the very same operation, at ${served} (\`x-aliases\`).` : "");
+  return { path, method, operation: { ...rest, ...(aliases.length ? { "x-aliases": aliases } : {}), description, responses: all } };
+}
