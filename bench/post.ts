@@ -39,7 +39,7 @@ const postTo = (server: Server, connections: number, seconds: number) =>
  * service's CPU per POST kept falling for its first 15 to 20 s of load while V8 compiled
  * its hot paths (consecutive 8 s runs after a 3 s warm-up: 1.80, 1.52, 1.12 ms; 1.36,
  * 1.18, 1.21, 1.14 ms), the floor's settled sooner. (The service / floor ratio did not
- * move with the longer warm-up: README, Benchmark.) bench/profile.ts warms the same way.
+ * move with the longer warm-up: bench/README.md.) bench/profile.ts warms the same way.
  */
 export const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 20);
 /**

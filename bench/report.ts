@@ -41,7 +41,7 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
   const cpu16 = m.cpuMsPerRequest[16];
   const serviceOverFloor = post16.serviceRps / post16.floorRps;
   // What service / floor would be if the service's own work cost nothing beyond the
-  // floor's and the database's: the machine's CPU bounds both (see README, Benchmark).
+  // floor's and the database's: the machine's CPU bounds both (bench/README.md, "Method").
   const floorCeiling = cpu16.floor.machine / (cpu16.floor.machine + cpu16.service.database);
   return {
     measuredAt: new Date().toISOString(),

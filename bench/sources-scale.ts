@@ -1,4 +1,4 @@
-// Issue 12, point 4: the cost of a request against the number of source accounts. Times a POST naming a new
+// The cost of a request against the number of source accounts. Times a POST naming a new
 // source, GET /api/leads?referrer=<unknown>, the unfiltered first page and GET /api/leads/sources at the
 // database's current number of sources (200 in the benchmark), then after adding source accounts up to 100,000
 // (as the host would, without name keys: the slowest look-up; each with one lead), and reports the ratios (target: at most 2 for

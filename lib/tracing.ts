@@ -4,7 +4,7 @@ import { PrismaInstrumentation } from "@prisma/instrumentation";
 import { registerOTel } from "@vercel/otel";
 
 /**
- * OpenTelemetry for the server process (README, "Tracing"): Next's own request and
+ * OpenTelemetry for the server process (docs/operating.md, "Tracing"): Next's own request and
  * route spans, with Prisma's query spans below them, exported over OTLP/HTTP to
  * OTEL_EXPORTER_OTLP_ENDPOINT (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf or
  * http/json). An incoming W3C `traceparent` continues the caller's trace. The wrapper

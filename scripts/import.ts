@@ -1,4 +1,4 @@
-// `npm run import -- FILE [flags]`: the bulk importer (lib/importer). README, "For integrators".
+// `npm run import -- FILE [flags]`: the bulk importer (lib/importer). docs/operating.md, "Bulk importer".
 import { parseArgs } from "node:util";
 import { DEFAULT_CONCURRENCY, EXIT, runImport } from "../lib/importer/run";
 

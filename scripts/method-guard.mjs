@@ -7,7 +7,7 @@
 // 404 on an unknown path, with a request id and an access log line. It sits in
 // front of Next rather than in a proxy.ts: with any proxy, Next copies every request
 // body (up to 10 MB) and waits for the whole upload before the route runs, so a
-// chunked body over 1 MiB was no longer refused as soon as the limit was passed
+// chunked body over 1 MiB would not be refused as soon as the limit was passed
 // (measured: no 413 while the upload stayed open). A routed method costs one Set
 // lookup and one property check here.
 import { readFileSync } from "node:fs";

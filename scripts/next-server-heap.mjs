@@ -15,7 +15,7 @@
  * and are copied or promoted; with twice the room more of them die young. Service
  * against service, taken in turn: cheaper in 6 of 6 rounds, 2 of 5, 9 of 10 and 4 of 5
  * (in the last series by 0.06 ms per request, the median), for about 30 MB more RSS; the
- * floor, whose requests wait for nothing, measured the same (0.98 against 0.96 ms). README, Benchmark.
+ * floor, whose requests wait for nothing, measured the same (0.98 against 0.96 ms). docs/decisions.md, "Heap".
  */
 export function heapArgs(nodeOptions = process.env.NODE_OPTIONS ?? "") {
   return [

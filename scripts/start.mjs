@@ -4,7 +4,7 @@
 // stay out of logs) and shows how to read it once the server is ready.
 // `npm run serve` does the same without the build step.
 //
-// Lifecycle (README, "Running the launcher in production"): on SIGTERM or SIGINT
+// Lifecycle (docs/operating.md, "The launcher in production"): on SIGTERM or SIGINT
 // Next drains first (stops accepting, finishes what it serves), then the database
 // stops. If either of them dies, the launcher stops the other and exits 1 so that a
 // supervisor restarts the service. Every failure is one sentence: what happened and
@@ -71,7 +71,7 @@ function startNext(keySource) {
   const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
   const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
   // Next writes to the launcher's own stdout: relaying each access log line through this process cost
-  // 0.04 to 0.06 ms of CPU per request (README, Benchmark).
+  // 0.04 to 0.06 ms of CPU per request (docs/decisions.md).
   server = spawn(process.execPath, [...heapArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });

@@ -9,7 +9,7 @@ export type MatchedKey = "current" | "previous";
 /**
  * Spec "Authentication": 503 API_NOT_CONFIGURED without a server key, 401 without
  * the right `Authorization: Bearer <key>` header. While LEADS_API_KEY_PREVIOUS is set
- * (README, "Key rotation") it is accepted too. Each key is compared in constant time
+ * (docs/operating.md, "Key rotation") it is accepted too. Each key is compared in constant time
  * (both sides hashed to equal length first), and both are always compared, so timing
  * does not tell which one matched; the URL is never looked at.
  */

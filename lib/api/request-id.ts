@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * The request's id (README, "Operating the service"): the caller's valid X-Request-Id,
+ * The request's id (docs/operating.md, "Response headers"): the caller's valid X-Request-Id,
  * else a new UUID. It is echoed in X-Request-Id, in error bodies and in every log line.
  */
 export function requestIdOf(request: Request): string {

@@ -33,7 +33,7 @@ const INTERNAL = new ApiError("INTERNAL_ERROR");
  * data operations, the handler, then one access log line and the request id and error
  * code on the active trace span. Any failure becomes the documented JSON error;
  * unexpected ones answer 500 INTERNAL_ERROR and are logged by kind only. Per request it
- * allocates no closures and compiles nothing (README, "Operating the service", cost).
+ * allocates no closures and compiles nothing (docs/operating.md, "Access log and failure kinds").
  */
 async function serve(request: Request, handler: Handler, needsKey: boolean): Promise<Response> {
   const startedAt = performance.now();

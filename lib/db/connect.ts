@@ -10,8 +10,8 @@ export type Db = PrismaClient;
  * How long a query waits for a pooled connection (or for a new one to open) before it
  * fails as `pool-timeout` / `connect-timeout`. Reads and writes wait the same: the
  * listing's transaction waits for its connection a little longer than the pool does,
- * so the pool's own limit decides for both (it used to be Prisma's 2 s for reads and
- * 5 s for writes: 630 of 956 deep-offset GETs failed while POSTs still waited).
+ * so the pool's own limit decides for both (with 2 s for reads and 5 s for writes,
+ * 630 of 956 deep-offset GETs failed while POSTs still waited).
  */
 export const POOL_WAIT_MS = 5_000;
 /** The server cancels a statement after this (`statement-timeout`), a host lock included. */

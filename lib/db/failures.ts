@@ -1,7 +1,7 @@
 /**
  * What kind of database failure an error is, for the log line of a request that
- * failed (README, "Operating the service"). Pool and driver failures used to be logged
- * as `"error":"Error"` with no code: a pool timeout looked like any other bug.
+ * failed (docs/operating.md, "Access log and failure kinds"). Without it, pool and driver failures
+ * log as `"error":"Error"` with no code, and a pool timeout looks like any other bug.
  * Only fixed labels and codes come out of here, never a message (it can quote SQL or values).
  */
 export type FailureKind =

@@ -6,7 +6,7 @@ import { Progress } from "./progress";
 import { type Attempted, reconcile, ReconcileError } from "./reconcile";
 import { messages, resultPaths, writeResults } from "./results";
 
-/** Exit codes (sysexits.h), README "For integrators". */
+/** Exit codes (sysexits.h), docs/operating.md, "Bulk importer". */
 export const EXIT = {
   /** Every row created. */
   OK: 0,

@@ -63,7 +63,7 @@ export function insertSource({ id, name, type }: Source): Prisma.Sql {
 
 /**
  * Refuses a name that names no source but is, case ignored, an existing source id (its key equals the id): as a
- * new source its name key would capture, case ignored, what names that id (README "Decisions": 422, ids are
+ * new source its name key would capture, case ignored, what names that id (docs/decisions.md, "A source id in another case": 422, ids are
  * case-sensitive). One primary-key look-up.
  */
 export async function refuseIdInOtherCase(db: Db, name: string): Promise<void> {

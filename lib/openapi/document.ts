@@ -59,7 +59,7 @@ function openApiDefinition(): Json {
       title: "Lead Intake API",
       version: "1.1.0", // the contract version (spec "Versioning"); not part of any path
       description: readFileSync("lib/openapi/guide.md", "utf8").replaceAll("{{MAX_BODY_BYTES}}", String(MAX_BODY_BYTES)),
-      // Placeholders for the host to fill in before publishing the document (README, "For integrators").
+      // Placeholders for the host to fill in before publishing the document (docs/integrators.md).
       contact: { name: "Host CRM administrator", email: "crm-admin@example.com" },
       license: { name: "Proprietary", url: "https://example.com/lead-intake/terms" },
     },

@@ -54,7 +54,7 @@ export async function startService(): Promise<void> {
 }
 
 /**
- * Readiness answers within 2 s (README, "Operating the service"); a database that is
+ * Readiness answers within 2 s (docs/operating.md, "Health checks"); a database that is
  * frozen or unreachable does not answer at all, so the check stops waiting after this.
  */
 const READINESS_WAIT_MS = 1_500;

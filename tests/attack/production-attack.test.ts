@@ -74,7 +74,7 @@ describe("the production server under attack", () => {
     const before = await rowCounts(db.sql);
     const ledger = new FuzzLedger(world);
     // Next's production server drops a query parameter named __proto__ before any
-    // handler sees it (README, "Known limits"); the in-process fuzz covers that name.
+    // handler sees it (docs/operating.md, "Known limits"); the in-process fuzz covers that name.
     const overHttp = hostileCases(world, run).filter((c) => !/[?&]__proto__=/.test(c.request.path));
     await fc.assert(
       fc.asyncProperty(fc.array(overHttp, { minLength: BATCH, maxLength: BATCH }), async (cases) => {

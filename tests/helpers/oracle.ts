@@ -41,7 +41,7 @@ export interface ExpectedLead {
 }
 
 export const MAX_BODY = 1024 * 1024;
-/** README, "Bounded refusals": arrays and objects nested deeper than this are refused before anything else is read. */
+/** docs/decisions.md, "Bounded refusals": arrays and objects nested deeper than this are refused before anything else is read. */
 export const MAX_NESTING = 32;
 export const KNOWN_FIELDS = [
   "leadName",
@@ -180,7 +180,7 @@ export function expectForLead(value: unknown, world: World): Expected {
     const byName = world.sourcesByKey.get(key);
     const cleaned = cleanSourceName(given);
     // An exact source id first, then a name (decisions.md 12); a new name that is a source id in another case
-    // is refused (INVALID_REFERRER, README "Decisions").
+    // is refused (INVALID_REFERRER, docs/decisions.md, "A source id in another case").
     if (world.sourceIds.has(cleaned)) referrer = { customerId: cleaned, type: "source" };
     else if (byName) referrer = { customerId: byName.id, type: "source" };
     else if (world.sourceIds.has(key)) referrer = null;

@@ -3,7 +3,7 @@ import { TEST_KEY } from "../helpers/api";
 import { serverForThisFile } from "../helpers/server";
 
 /**
- * Issue 12 point 3: the host changes a column's type under a warm pool. The server's
+ * The host changes a column's type under a warm pool. The server's
  * named prepared statements then answer 0A000 "cached plan must not change result
  * type" on every warm connection; it used to do so forever (GET /api/leads 100% 500).
  * Now the statement names move to a new generation on the first 0A000: outside a

@@ -10,8 +10,7 @@ import { listeningPid } from "../helpers/process-tree";
 
 /**
  * The launcher (`npm start` / `npm run serve`) as an operator runs it, each test
- * in a clone of its own with its own embedded PostgreSQL (issue 12 point 5, issue
- * 14): shutdown drains Next before the database stops, the death of either process
+ * in a clone of its own with its own embedded PostgreSQL: shutdown drains Next before the database stops, the death of either process
  * ends the launcher with exit 1, a killed launcher leaves nothing that blocks the
  * next start, and every failure is one sentence saying what to do.
  */
@@ -136,7 +135,7 @@ describe("the launcher's lifecycle", () => {
   }, 120_000);
 });
 
-describe("the launcher's messages (issue 14)", () => {
+describe("the launcher's messages", () => {
   it("prints the base URL, the docs URL and how to read the generated key after Next's Ready", async () => {
     const launcher = await launch({ LEADS_API_KEY: undefined });
     // Announced once the server answers its liveness check, which the launcher polls every 100 ms.

@@ -9,7 +9,7 @@ import { sendRaw, type RawAnswer } from "../helpers/raw-http";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
- * Issue 15 and issue 12 (points 6, 7) over HTTP against the production server:
+ * Operating the service (docs/operating.md), over HTTP against the production server:
  * request ids on every answer, the access log read from the server's output, key
  * rotation, closed connections after 401 and 413, and pool-wait failures logged
  * with their kind.

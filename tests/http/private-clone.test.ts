@@ -7,7 +7,7 @@ import { authorised, sendRaw } from "../helpers/hostile";
 import { makeClone, startLauncher, type Clone } from "../helpers/clone";
 
 /**
- * Issue 12 point 8: a clone under a private folder (mode 0700, like /root or
+ * A clone under a private folder (mode 0700, like /root or
  * `mktemp -d`), started by root. PostgreSQL runs as the "postgres" user, which
  * cannot reach the binaries npm put inside the clone (initdb failed with EACCES)
  * nor a data folder in it. The quick start must still serve, the seed must load,

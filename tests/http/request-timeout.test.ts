@@ -5,7 +5,7 @@ import { TEST_KEY } from "../helpers/api";
 import { serverForThisFile } from "../helpers/server";
 
 /**
- * Issue 12 point 7, over HTTP against the production server: a client that sends
+ * The request timeout, over HTTP against the production server: a client that sends
  * its body a byte at a time held a socket for ~322 s (Node's default request
  * timeout), with the key or without. The launcher bounds a whole request to 30 s
  * (scripts/next-server-preload.mjs); the server then answers 408 and closes.

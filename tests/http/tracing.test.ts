@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
- * Tracing (issue 15): the production server with OTEL_EXPORTER_OTLP_ENDPOINT pointed at
+ * Tracing: the production server with OTEL_EXPORTER_OTLP_ENDPOINT pointed at
  * a small OTLP/HTTP (JSON) receiver in this test. The spans of a POST continue the
  * caller's traceparent, include the route span with the request id and error code and
  * database spans (Prisma's and the creation statement's), and carry no key and no personal data.

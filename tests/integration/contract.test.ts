@@ -253,7 +253,7 @@ describe("contract: coverage and strictness", () => {
     expect(variant({ ...res.body, pagination: { ...res.body.pagination, total: -1 } }).join()).toMatch(/>= 0/);
     expect(variant({ error: "x", code: "INVALID_AGENT" }, 400).join()).toMatch(/allowed values/);
     expect(variant({ error: "x", code: "INVALID_INPUT" }, 400).join()).toMatch(/required property 'issues'/);
-    // One Error schema for every code (issue 14): issues on another code than INVALID_INPUT is refused by its else branch.
+    // One Error schema for every code: issues on another code than INVALID_INPUT is refused by its else branch.
     expect(variant({ error: "x", code: "INTERNAL_ERROR", issues: [{ path: "", message: "x" }] }, 500).join()).toMatch(/issues boolean schema is false/);
     expect(variant({ error: "x", code: "INTERNAL_ERROR", extra: 1 }, 500).join()).toMatch(/additional/);
     expect(variant({ error: "x", code: "INVALID_REFERRER" }, 422).join()).toMatch(/status 422 is not documented/);

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { openApiDocument } from "../helpers/openapi";
 
 /**
- * Issue 14, "examples that work": after `npm run db:seed -- prisma/seed/demo.json`
+ * Examples that work: after `npm run db:seed -- prisma/seed/demo.json`
  * every example request of the document (the request body examples and the curl
  * commands in the descriptions) succeeds as documented when copied, and the
  * agents, sources and persons the examples name exist.

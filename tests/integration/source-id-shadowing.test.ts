@@ -7,9 +7,9 @@ import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db"
 import { expectError } from "../helpers/expect-api";
 
 /**
- * Issue 12, point 2: a source id cannot be shadowed by a name. An exact source id always wins (decisions.md 12),
+ * A source id cannot be shadowed by a name. An exact source id always wins (decisions.md 12),
  * and a new source name whose key equals a source id (the id in another case) is refused with 422
- * INVALID_REFERRER, changing nothing (README "Decisions where the spec leaves room").
+ * INVALID_REFERRER, changing nothing (docs/decisions.md, "A source id in another case").
  */
 let db: TestDatabase;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { createDatabaseClient } from "@/lib/db/connect";
 import { adminQuery, databaseUrl } from "../helpers/db";
 
 /**
- * The source-name key (decisions.md 13, README "Decisions"): one rule in JavaScript and in the migration's SQL
+ * The source-name key (decisions.md 13, docs/decisions.md, "The source-name key"): one rule in JavaScript and in the migration's SQL
  * twin, the same on a database whose LC_CTYPE is C and on one with a UTF-8 locale.
  */
 

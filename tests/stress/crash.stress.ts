@@ -7,7 +7,7 @@ import { nextServerPid } from "../helpers/process-tree";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
- * The crash invariant (issue 12): kill -9 of PostgreSQL, then of the Next server,
+ * The crash invariant: kill -9 of PostgreSQL, then of the Next server,
  * under POST load. Afterwards every acknowledged lead (201) is stored with its
  * lead customer and exactly one audit entry; nothing else is stored except leads
  * whose answer was lost in the crash; no orphan rows; the per-referrer counts are

@@ -4,7 +4,7 @@ import { ApiError, boundedIssues, issueAt, MAX_ISSUES, MAX_PATH_CHARS, type Issu
 import { parseInput, parseQuery } from "@/lib/api/validation";
 import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
 
-// Decision 14 and issue 12 point 1: whatever a body holds, the work to refuse it and
+// Decision 14: whatever a body holds, the work to refuse it and
 // the answer are bounded (nesting checked first, at most MAX_ISSUES issues plus a count,
 // paths cut to MAX_PATH_CHARS).
 
@@ -47,7 +47,7 @@ describe("nestingDepth", () => {
 
 describe("readJsonBody bounds", () => {
   it(`refuses a body nested more than ${MAX_NESTING_DEPTH} deep before parsing or walking it, with one issue`, async () => {
-    // The attack from issue 12: arrays 37,000 deep holding 8,200 "\u0000" leaves.
+    // The worst known body: arrays 37,000 deep holding 8,200 "\u0000" leaves.
     const body = `${"[".repeat(37_000)}${Array(8_200).fill('"\\u0000"').join(",")}${"]".repeat(37_000)}`;
     const error = await refusal(body);
     expect(error.toJSON()).toEqual({

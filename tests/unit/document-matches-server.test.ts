@@ -7,7 +7,7 @@ import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
 import { openApiDocument, schemaValidator } from "../helpers/openapi";
 
 /**
- * Issue 14: no value the document calls valid is refused by the server with 400,
+ * No value the document calls valid is refused by the server with 400,
  * and none it calls invalid is accepted. fast-check draws values from the
  * document's own patterns and near misses around them (white space of every kind
  * around and inside, lengths at the bounds, astral characters, U+0000, unpaired
@@ -76,7 +76,7 @@ async function expectAgreement(field: string, values: fc.Arbitrary<unknown>, run
       const body = { ...BASE, [field]: value };
       const answer = await serverAnswer(body);
       expect({ value, accepted: answer.accepted }).toEqual({ value, accepted: documentAccepts(body) });
-      // One issue per path (issue 14: assignedAgentId 9007199254740992 had two).
+      // One issue per path (assignedAgentId 9007199254740992 would give two).
       const paths = (answer.issues ?? []).map((issue) => issue.path);
       expect(new Set(paths).size).toBe(paths.length);
     }),

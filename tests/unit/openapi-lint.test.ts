@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 /**
- * The two linters an integrator runs on the document (issue 14): Redocly's
+ * The two linters an integrator runs on the document: Redocly's
  * recommended ruleset (lib/openapi/redocly.yaml) and Spectral's spectral:oas (lib/openapi/spectral.yaml),
  * on public/openapi.json as the build wrote it (tests/unit/openapi.test.ts checks
  * that file is the current document). Neither may report anything, warnings included.

@@ -22,7 +22,7 @@ const OPERATIONS = [
   { method: "get", path: "/api/leads", aliases: [] },
 ] as const;
 
-/** Public health checks (README, "Operating the service"), outside the contract's operations. */
+/** Public health checks (docs/operating.md, "Health checks"), outside the contract's operations. */
 const HEALTH = ["/api/health/live", "/api/health/ready"];
 
 /** Spec "Errors", per operation (plus 404/405 of decisions.md 11 and the body limit's 413). */
