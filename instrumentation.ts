@@ -8,6 +8,6 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) (await import("./lib/tracing")).registerTracing();
-  await (await import("./lib/startup/service")).startService();
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) (await import("@/lib/tracing")).registerTracing();
+  await (await import("@/lib/startup/service")).startService();
 }

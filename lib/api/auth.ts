@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError } from "./errors";
+import { ApiError } from "@/lib/api/errors";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 

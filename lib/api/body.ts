@@ -1,4 +1,4 @@
-import { ApiError, boundedIssues, issueAt, MAX_BODY_BYTES, MAX_ISSUES, type Issue } from "./errors";
+import { ApiError, boundedIssues, issueAt, MAX_BODY_BYTES, MAX_ISSUES, type Issue } from "@/lib/api/errors";
 
 /**
  * Deepest nesting of arrays and objects accepted in a body. A valid lead nests 2

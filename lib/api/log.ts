@@ -1,6 +1,6 @@
 import { classifyFailure } from "@/lib/db/failures";
-import type { MatchedKey } from "./auth";
-import type { ErrorCode } from "./errors";
+import type { MatchedKey } from "@/lib/api/auth";
+import type { ErrorCode } from "@/lib/api/errors";
 
 /** LEADS_ACCESS_LOG=off turns the access log off (hosts that log at their proxy); read at start. */
 const ACCESS_LOG = process.env.LEADS_ACCESS_LOG !== "off";

@@ -1,4 +1,4 @@
-import type { ApiError } from "./errors";
+import type { ApiError } from "@/lib/api/errors";
 
 /** Every API response is JSON and never cached (spec: Cache-Control: no-store). */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {

@@ -1,11 +1,11 @@
 import { trace } from "@opentelemetry/api";
 import { prepareService, servicePrepared } from "@/lib/startup/service";
-import { authenticate, type MatchedKey } from "./auth";
-import { ApiError, type ErrorCode } from "./errors";
-import { logAccess, logFailure } from "./log";
-import { requestIdOf } from "./request-id";
-import { originalMethodHeader } from "./method-guard.json";
-import { errorResponse } from "./response";
+import { authenticate, type MatchedKey } from "@/lib/api/auth";
+import { ApiError, type ErrorCode } from "@/lib/api/errors";
+import { logAccess, logFailure } from "@/lib/api/log";
+import { requestIdOf } from "@/lib/api/request-id";
+import { originalMethodHeader } from "@/lib/api/method-guard.json";
+import { errorResponse } from "@/lib/api/response";
 
 type Handler = (request: Request) => Promise<Response>;
 

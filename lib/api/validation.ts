@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError, boundedIssues, issueAt, type Issue } from "./errors";
+import { ApiError, boundedIssues, issueAt, type Issue } from "@/lib/api/errors";
 
 /**
  * Validates input against a schema; failures become 400 INVALID_INPUT with one

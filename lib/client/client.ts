@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ERROR_STATUS } from "../api/errors";
-import { type Exchange, exchange } from "./http";
+import { ERROR_STATUS } from "@/lib/api/errors";
+import { type Exchange, exchange } from "@/lib/client/http";
 import type {
   CreateLeadRequest,
   ErrorCode,
@@ -11,7 +11,7 @@ import type {
   ListLeadsQuery,
   OperationId,
   PostOutcome,
-} from "./types";
+} from "@/lib/client/types";
 
 export interface RetryPolicy {
   /** Attempts of one GET, the first included. */

@@ -1,4 +1,4 @@
-import type { components, operations } from "./openapi";
+import type { components, operations } from "@/lib/client/openapi";
 
 /**
  * The client's types, all derived from lib/client/openapi.ts, which is generated from

@@ -1,7 +1,7 @@
 import "server-only";
-import { createDatabaseClient, DEFAULT_POOL_SIZE, type Db } from "./connect";
+import { createDatabaseClient, DEFAULT_POOL_SIZE, type Db } from "@/lib/db/connect";
 
-export type { Db } from "./connect";
+export type { Db } from "@/lib/db/connect";
 
 // One client (and pg pool) per server process, kept across hot reloads.
 const globalForDb = globalThis as typeof globalThis & { leadIntakeDb?: Db };

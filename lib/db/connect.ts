@@ -1,8 +1,8 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { sendPreparedThrough } from "./prepared";
-import { recoveringPlanChanges, StatementNames } from "./statements";
+import { sendPreparedThrough } from "@/lib/db/prepared";
+import { recoveringPlanChanges, StatementNames } from "@/lib/db/statements";
 
 export type Db = PrismaClient;
 

@@ -1,7 +1,7 @@
 import { SpanKind, trace } from "@opentelemetry/api";
 import type pg from "pg";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
-import { planChanged, type StatementNames } from "./statements";
+import { planChanged, type StatementNames } from "@/lib/db/statements";
 
 // Typed by PrismaClient, not connect.ts's Db: connect.ts imports this file.
 interface Direct {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
-import type { CreateLeadRequest } from "../client";
-import { createLeadBody } from "../leads/schemas";
+import type { CreateLeadRequest } from "@/lib/client";
+import { createLeadBody } from "@/lib/leads/schemas";
 
 /**
  * Reading the input: a CSV file with the API's own field names as its header

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { type FileHandle, open, readFile, truncate, unlink } from "node:fs/promises";
 import path from "node:path";
-import type { Issue } from "../client";
+import type { Issue } from "@/lib/client";
 
 /**
  * The import ledger: an append-only JSON Lines file beside the input. Its first line

@@ -1,5 +1,5 @@
-import { type Agent, type CreateLeadRequest, LeadsClient, LeadsClientError, type ListedLead } from "../client";
-import { createLeadBody, optionalFieldsOf } from "../leads/schemas";
+import { type Agent, type CreateLeadRequest, LeadsClient, LeadsClientError, type ListedLead } from "@/lib/client";
+import { createLeadBody, optionalFieldsOf } from "@/lib/leads/schemas";
 
 /**
  * Reconciliation: did an attempt whose outcome is unknown create its lead? It pages

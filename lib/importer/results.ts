@@ -1,6 +1,6 @@
 import { rename, writeFile } from "node:fs/promises";
-import type { Input } from "./input";
-import type { RowState } from "./ledger";
+import type { Input } from "@/lib/importer/input";
+import type { RowState } from "@/lib/importer/ledger";
 
 /**
  * The results files beside the input, rewritten from the ledger at the end of every

@@ -1,10 +1,10 @@
-import { LeadsClient, type CreateLeadRequest } from "../client";
-import { createLeadBody } from "../leads/schemas";
-import { type Input, InputError, readInput } from "./input";
-import { Ledger, LedgerError } from "./ledger";
-import { Progress } from "./progress";
-import { type Attempted, reconcile, ReconcileError } from "./reconcile";
-import { messages, resultPaths, writeResults } from "./results";
+import { LeadsClient, type CreateLeadRequest } from "@/lib/client";
+import { createLeadBody } from "@/lib/leads/schemas";
+import { type Input, InputError, readInput } from "@/lib/importer/input";
+import { Ledger, LedgerError } from "@/lib/importer/ledger";
+import { Progress } from "@/lib/importer/progress";
+import { type Attempted, reconcile, ReconcileError } from "@/lib/importer/reconcile";
+import { messages, resultPaths, writeResults } from "@/lib/importer/results";
 
 /** Exit codes (sysexits.h), docs/operating.md, "Bulk importer". */
 export const EXIT = {

@@ -2,7 +2,7 @@ import { ApiError } from "@/lib/api/errors";
 import type { Db } from "@/lib/db/client";
 import { eligibleAgentsSql, layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { MAX_INT4, type Agent, type CreateLeadInput } from "./schemas";
+import { MAX_INT4, type Agent, type CreateLeadInput } from "@/lib/leads/schemas";
 
 const agentFields = { id: true, name: true, platformId: true, accessLevels: true } satisfies Prisma.UserSelect;
 /** A row of eligibleAgentsSql: the generated User type; the query keeps only users with a platform id. */

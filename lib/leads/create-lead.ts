@@ -2,12 +2,12 @@ import { ApiError } from "@/lib/api/errors";
 import type { Db } from "@/lib/db/client";
 import { queryPrepared } from "@/lib/db/prepared";
 import { layoutOf } from "@/lib/db/layout";
-import { resolveAgent } from "./agents";
-import { newCustomerId } from "./ids";
-import { insertLeadStatement, toCreatedLead, type InsertedLeadRow, type LeadReferrer } from "./lead-rows";
-import { namedAccount } from "./referrer";
-import type { Agent, CreatedLead, CreateLeadInput } from "./schemas";
-import { findSource, isUniqueViolation, refuseIdInOtherCase } from "./sources";
+import { resolveAgent } from "@/lib/leads/agents";
+import { newCustomerId } from "@/lib/leads/ids";
+import { insertLeadStatement, toCreatedLead, type InsertedLeadRow, type LeadReferrer } from "@/lib/leads/lead-rows";
+import { namedAccount } from "@/lib/leads/referrer";
+import type { Agent, CreatedLead, CreateLeadInput } from "@/lib/leads/schemas";
+import { findSource, isUniqueViolation, refuseIdInOtherCase } from "@/lib/leads/sources";
 
 /**
  * POST /api/leads after validation. Checks in the spec's order: the referrer (422

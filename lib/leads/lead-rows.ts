@@ -1,8 +1,8 @@
 import { assignedAgentPlatformIdSql, assignmentSql, type Layout } from "@/lib/db/layout";
 import { Prisma, type Referral } from "@/lib/generated/prisma/client";
-import { namedAccount } from "./referrer";
-import { optionalFieldsOf, type Agent, type CreatedLead, type CreateLeadInput, type ListedLead, type Source } from "./schemas";
-import { insertSource } from "./sources";
+import { namedAccount } from "@/lib/leads/referrer";
+import { optionalFieldsOf, type Agent, type CreatedLead, type CreateLeadInput, type ListedLead, type Source } from "@/lib/leads/schemas";
+import { insertSource } from "@/lib/leads/sources";
 
 /**
  * How a lead is stored in the host's referrals and read back: the columns, the one-statement creation and the

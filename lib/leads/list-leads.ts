@@ -1,9 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { leadPageSql, toListedLead, type LeadPageRow } from "./lead-rows";
-import type { ListedLead, ListLeadsInput, Pagination } from "./schemas";
-import { findSource } from "./sources";
+import { leadPageSql, toListedLead, type LeadPageRow } from "@/lib/leads/lead-rows";
+import type { ListedLead, ListLeadsInput, Pagination } from "@/lib/leads/schemas";
+import { findSource } from "@/lib/leads/sources";
 
 /**
  * GET /api/leads: current leads whose referrer is a source account (person

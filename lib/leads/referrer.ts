@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
-import type { CreateLeadInput } from "./schemas";
-import { namedSource } from "./sources";
+import type { CreateLeadInput } from "@/lib/leads/schemas";
+import { namedSource } from "@/lib/leads/sources";
 
 /**
  * Spec rules 3 to 5, as SQL for the existing account a referrer names: at most one

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MOBILE_INPUT_PATTERN, MOBILE_PATTERN, normaliseMobile } from "./mobile";
-import { cleanSourceName } from "./source-name";
+import { MOBILE_INPUT_PATTERN, MOBILE_PATTERN, normaliseMobile } from "@/lib/leads/mobile";
+import { cleanSourceName } from "@/lib/leads/source-name";
 
 /**
  * The contract in zod: these schemas validate requests, type the domain and are

@@ -1,4 +1,4 @@
-import folds from "./source-key-folds.json";
+import folds from "@/lib/leads/source-key-folds.json";
 
 /**
  * White space in source names: what JavaScript's trim() and \s remove (ECMAScript's WhiteSpace and

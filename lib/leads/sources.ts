@@ -1,12 +1,12 @@
 import pg from "pg";
 import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
-import defaultSources from "./default-sources.json";
+import defaultSources from "@/lib/leads/default-sources.json";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { newCustomerId } from "./ids";
-import { source, type Source } from "./schemas";
-import { cleanSourceName, sourceKey } from "./source-name";
+import { newCustomerId } from "@/lib/leads/ids";
+import { source, type Source } from "@/lib/leads/schemas";
+import { cleanSourceName, sourceKey } from "@/lib/leads/source-name";
 
 const configuredSources = z.array(source.pick({ name: true, type: true }));
 

@@ -10,8 +10,8 @@ import { createLead } from "@/lib/openapi/leads/create-lead";
 import { listLeads } from "@/lib/openapi/leads/list-leads";
 import { errorResponse, ref, type Operation } from "@/lib/openapi/operation";
 import { listSources } from "@/lib/openapi/sources/list-sources";
-import { examples } from "./examples";
-import { requestSchemas, responseSchemas } from "./schemas";
+import { examples } from "@/lib/openapi/examples";
+import { requestSchemas, responseSchemas } from "@/lib/openapi/schemas";
 
 /**
  * The OpenAPI 3.1 document, assembled by next-swagger-doc's createSwaggerSpec from

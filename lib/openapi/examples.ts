@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { createLeadBody } from "@/lib/leads/schemas";
-import type { responseSchemas } from "./schemas";
+import type { responseSchemas } from "@/lib/openapi/schemas";
 
 /**
  * The document's examples (components.examples), typed by the zod schemas and

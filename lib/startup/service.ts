@@ -1,6 +1,6 @@
 import { database } from "@/lib/db/client";
 import { classifyFailure } from "@/lib/db/failures";
-import { prepareDatabase } from "./prepare";
+import { prepareDatabase } from "@/lib/startup/prepare";
 
 /**
  * The server process's start-up work: pending migrations and the configured default
