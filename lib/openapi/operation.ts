@@ -9,8 +9,8 @@ import { invalidInput } from "@/lib/openapi/examples";
  * status, meaning, retry advice and example are written in one place.
  */
 
-export type Json = Record<string, unknown>;
-export interface Reference {
+type Json = Record<string, unknown>;
+interface Reference {
   $ref: string;
 }
 interface MediaType {
