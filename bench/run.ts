@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { migrate } from "@/lib/db/migrate";
-import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
+import { startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
 import { serverRssMb } from "./cpu";
 import { seedSourcesAndUsers } from "./data";

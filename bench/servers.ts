@@ -3,7 +3,7 @@
 // round trip (bench/floor's creation route, in its own process) and the bare node:http + pg server.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { heapArgs } from "@/scripts/next-server-heap.mjs";
+import { heapArgs } from "@/lib/runtime/next-server-heap.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { creationStatementForFloor } from "./lead-transaction";
 import { KEY } from "./load";
@@ -42,7 +42,7 @@ export async function startServers(databaseUrl: string): Promise<Servers> {
   };
   const started: Server[] = [];
   try {
-    started.push(await start("node", () => ["scripts/start.mjs", "--no-build"], env, "/api/leads", "/api/leads/sources"));
+    started.push(await start("node", () => ["lib/runtime/start.mjs", "--no-build"], env, "/api/leads", "/api/leads/sources"));
     started.push(await start(process.execPath, floorArgs, {}, "/api/noop", "/api/noop"));
     const statementEnv = { DATABASE_URL: databaseUrl, BENCH_CREATION_STATEMENT: creationStatementForFloor() };
     started.push(await start(process.execPath, floorArgs, statementEnv, "/api/create", "/api/noop"));

@@ -1,4 +1,4 @@
-// Run by scripts/start.mjs before `next start`: applies pending migrations and
+// Run by lib/runtime/start.mjs before `next start`: applies pending migrations and
 // creates the configured default sources in the database at DATABASE_URL, so a
 // failure stops the launcher with a clear message before the server starts. Each
 // server process also does this once in instrumentation.ts (a no-op by then), so a

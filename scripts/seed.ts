@@ -9,7 +9,7 @@ import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { embeddedDataDir, embeddedUrl, runningPostmaster, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";
+import { embeddedDataDir, embeddedUrl, runningPostmaster, startEmbeddedPostgres, StartupError } from "@/lib/runtime/embedded-postgres.mjs";
 import { readFixture } from "./seed/fixture";
 import { seed } from "./seed/load";
 

@@ -67,7 +67,7 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
   return response;
 }
 
-/** The method as sent: scripts/method-guard.mjs hands methods Next cannot route to the routes as PATCH. */
+/** The method as sent: lib/runtime/method-guard.mjs hands methods Next cannot route to the routes as PATCH. */
 function methodOf(request: Request): string {
   return request.headers.get(originalMethodHeader) ?? request.method;
 }
@@ -94,7 +94,7 @@ function everyMethod(handlers: Partial<Methods>, rest: Handler): Methods {
  * Route exports for every method: the given handlers, and 405 METHOD_NOT_ALLOWED
  * (JSON, no-store, with Allow) for the rest, which Next would otherwise answer
  * with an empty body. HEAD follows GET, as Next does by default. (Methods Next
- * routes to no handler at all are answered by scripts/method-guard.mjs.)
+ * routes to no handler at all are answered by lib/runtime/method-guard.mjs.)
  */
 export function routeMethods(handlers: Partial<Methods>): Methods {
   const allow = Object.keys(handlers).join(", ");

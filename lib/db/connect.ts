@@ -27,7 +27,7 @@ export const DEFAULT_POOL_SIZE = 10;
 
 /**
  * The one way this project opens the service's database: the server process
- * (lib/db/client.ts), the scripts and the tests. Pool limits and timeouts as above;
+ * (lib/db/prisma.ts), the scripts and the tests. Pool limits and timeouts as above;
  * named prepared statements that recover from host DDL (lib/db/statements.ts).
  */
 export function createDatabaseClient(connectionString: string, poolSize = DEFAULT_POOL_SIZE): Db {

@@ -1,5 +1,5 @@
 import { Prisma } from "@/lib/generated/prisma/client";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db/prisma";
 
 /**
  * Which of the host's optional columns this database has. Some host databases

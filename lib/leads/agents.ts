@@ -1,5 +1,5 @@
 import { ApiError } from "@/lib/api/errors";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db/prisma";
 import { eligibleAgentsSql, layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { MAX_INT4, type Agent, type CreateLeadInput } from "@/lib/leads/schemas";

@@ -1,5 +1,5 @@
 import { ApiError } from "@/lib/api/errors";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db/prisma";
 import { queryPrepared } from "@/lib/db/prepared";
 import { layoutOf } from "@/lib/db/layout";
 import { resolveAgent } from "@/lib/leads/agents";

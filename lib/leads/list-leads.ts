@@ -1,4 +1,4 @@
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db/prisma";
 import { layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { leadPageSql, toListedLead, type LeadPageRow } from "@/lib/leads/lead-rows";

@@ -2,7 +2,7 @@ import pg from "pg";
 import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
 import defaultSources from "@/lib/leads/default-sources.json";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db/prisma";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { newCustomerId } from "@/lib/leads/ids";
 import { source, type Source } from "@/lib/leads/schemas";

@@ -1,4 +1,4 @@
-import { database } from "@/lib/db/client";
+import { database } from "@/lib/db/prisma";
 import { classifyFailure } from "@/lib/db/failures";
 import { prepareDatabase } from "@/lib/startup/prepare";
 

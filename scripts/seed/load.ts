@@ -1,6 +1,6 @@
 // Loading a fixture into a database: idempotent upserts by natural keys.
 //
-// Imports the generated Prisma client directly, not lib/db/client.ts: that module
+// Imports the generated Prisma client directly, not lib/db/prisma.ts: that module
 // is "server-only" and refuses to load outside Next.
 import { createDatabaseClient, type Db } from "@/lib/db/connect";
 import { layoutOf, type Layout } from "@/lib/db/layout";

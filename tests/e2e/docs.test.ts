@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from "../helpers/server";
 
 /**
  * The public docs page in real Chromium (Debian's /usr/bin/chromium, driven by
- * playwright-core) against the production build served by scripts/start.mjs.
+ * playwright-core) against the production build served by lib/runtime/start.mjs.
  */
 
 const CHROMIUM = "/usr/bin/chromium";

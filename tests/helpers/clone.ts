@@ -1,7 +1,7 @@
 import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { embeddedDataDir } from "@/scripts/embedded-postgres.mjs";
+import { embeddedDataDir } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { TEST_KEY } from "./api";
 
@@ -46,7 +46,7 @@ export async function makeClone({ privateParent = false } = {}): Promise<Clone> 
   return {
     dir,
     remove: async () => {
-      // A clone the postgres user cannot enter keeps its cluster outside (scripts/postgres-user.mjs).
+      // A clone the postgres user cannot enter keeps its cluster outside (lib/runtime/postgres-user.mjs).
       const data = embeddedDataDir(dir);
       if (!data.startsWith(dir)) await rm(path.dirname(data), { recursive: true, force: true });
       await rm(parent, { recursive: true, force: true });
@@ -67,7 +67,7 @@ export async function startLauncher(clone: Clone, env: Record<string, string | u
   const baseUrl = `http://127.0.0.1:${port}`;
   const group = await startProcessGroup(
     process.execPath,
-    ["scripts/start.mjs", "--no-build"],
+    ["lib/runtime/start.mjs", "--no-build"],
     // No DATABASE_URL: the launcher's own embedded database is what these tests are about.
     { PORT: String(port), EMBEDDED_PG_PORT: String(postgresPort), LEADS_API_KEY: TEST_KEY, DATABASE_URL: undefined, ...env },
     `${baseUrl}/api/leads/sources`,

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { migrate } from "@/lib/db/migrate";
-import { embeddedUrl, startEmbeddedPostgres, type EmbeddedPostgresServer } from "@/scripts/embedded-postgres.mjs";
+import { embeddedUrl, startEmbeddedPostgres, type EmbeddedPostgresServer } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
 
 /**

@@ -14,7 +14,7 @@ export interface RunningServer {
 
 /**
  * Starts the production build as the README says (`npm run serve`, i.e.
- * scripts/start.mjs --no-build) on a free port against the given database, and
+ * lib/runtime/start.mjs --no-build) on a free port against the given database, and
  * waits until it answers (on `port` if given, e.g. to restart a killed server at the
  * same address). `npm test` builds before the tests run.
  */
@@ -27,7 +27,7 @@ export async function startServer(
   const baseUrl = `http://127.0.0.1:${port}`;
   const group = await startProcessGroup(
     "node",
-    ["scripts/start.mjs", "--no-build"],
+    ["lib/runtime/start.mjs", "--no-build"],
     { PORT: String(port), DATABASE_URL: databaseUrl, LEADS_API_KEY: TEST_KEY, LEADS_ACCESS_LOG: "on", ...env },
     `${baseUrl}/api/leads/sources`,
   );

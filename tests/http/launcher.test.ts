@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
-import { embeddedUrl, runningPostmaster } from "@/scripts/embedded-postgres.mjs";
+import { embeddedUrl, runningPostmaster } from "@/lib/runtime/embedded-postgres.mjs";
 import { authorised, sendRaw } from "../helpers/hostile";
 import { makeClone, startLauncher, type Clone, type Launcher } from "../helpers/clone";
 import { listeningPid } from "../helpers/process-tree";
@@ -156,7 +156,7 @@ describe("the launcher's messages", () => {
 
   it("refuses a second start in the same clone in one sentence naming the running server", async () => {
     const first = await launch();
-    const second = runInClone(["scripts/start.mjs", "--no-build"], { PORT: String(first.port + 1), EMBEDDED_PG_PORT: String(first.postgresPort + 1) });
+    const second = runInClone(["lib/runtime/start.mjs", "--no-build"], { PORT: String(first.port + 1), EMBEDDED_PG_PORT: String(first.postgresPort + 1) });
     expect(second.status).toBe(1);
     expect(second.output.trim()).toBe(
       `The embedded database in .data/postgres is already in use by the server on port ${first.port} (launcher pid ${first.pid}); stop that server first, or set DATABASE_URL to run another one`,
@@ -165,7 +165,7 @@ describe("the launcher's messages", () => {
 
   it("refuses a port in use in one sentence", async () => {
     const first = await launch();
-    const other = runInClone(["scripts/start.mjs", "--no-build"], { PORT: String(first.port), DATABASE_URL: "postgresql://unused@127.0.0.1:1/unused" });
+    const other = runInClone(["lib/runtime/start.mjs", "--no-build"], { PORT: String(first.port), DATABASE_URL: "postgresql://unused@127.0.0.1:1/unused" });
     expect(other.status).toBe(1);
     expect(other.output.trim()).toBe(`Port ${first.port} is already in use (another server, perhaps an earlier npm start); stop it, or set PORT to a free port`);
   }, 60_000);

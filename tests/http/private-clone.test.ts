@@ -61,7 +61,7 @@ describe("a clone under a private folder", () => {
     const script = path.join(clone.dir, "start-cluster.mts");
     await writeFile(
       script,
-      `import { startEmbeddedPostgres } from "./scripts/embedded-postgres.mjs";
+      `import { startEmbeddedPostgres } from "./lib/runtime/embedded-postgres.mjs";
       import { freePort } from "./scripts/process-group.ts";
       const server = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: await freePort(), database: "t", persistent: false });
       console.log("started");

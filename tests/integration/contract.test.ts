@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/api/errors";
-import { database } from "@/lib/db/client";
+import { database } from "@/lib/db/prisma";
 import { DEFAULT_POOL_SIZE } from "@/lib/db/connect";
 import { call, TEST_KEY, type ApiResponse, type CallOptions } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrate } from "@/lib/db/migrate";
-import { startEmbeddedPostgres } from "@/scripts/embedded-postgres.mjs";
+import { startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
 
 declare module "vitest" {

@@ -2,7 +2,7 @@ import { readJsonBody } from "@/lib/api/body";
 import { json } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
 import { parseInput, parseQuery } from "@/lib/api/validation";
-import { database } from "@/lib/db/client";
+import { database } from "@/lib/db/prisma";
 import { createLead } from "@/lib/leads/create-lead";
 import { listLeads } from "@/lib/leads/list-leads";
 import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";

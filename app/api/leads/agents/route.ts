@@ -1,6 +1,6 @@
 import { json } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
-import { database } from "@/lib/db/client";
+import { database } from "@/lib/db/prisma";
 import { listAgents } from "@/lib/leads/agents";
 
 // Documented in lib/openapi/agents/list-agents.ts.

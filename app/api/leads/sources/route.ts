@@ -1,6 +1,6 @@
 import { json } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
-import { database } from "@/lib/db/client";
+import { database } from "@/lib/db/prisma";
 import { listSources } from "@/lib/leads/sources";
 
 // Documented in lib/openapi/sources/list-sources.ts.

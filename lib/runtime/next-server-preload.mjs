@@ -3,7 +3,7 @@
 // HTTP server with Node's defaults, so a client sending a body slowly held a
 // socket for ~300 s (requestTimeout), anonymous ones too. No custom server: the
 // defaults of the one server Next creates are set here, nothing else changes.
-// Each request first passes scripts/method-guard.mjs (methods Next refuses before any route runs).
+// Each request first passes lib/runtime/method-guard.mjs (methods Next refuses before any route runs).
 import http from "node:http";
 import { guardMethod } from "./method-guard.mjs";
 import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";

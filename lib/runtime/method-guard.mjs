@@ -1,4 +1,4 @@
-// Applied to every request by scripts/next-server-preload.mjs. Next answers
+// Applied to every request by lib/runtime/next-server-preload.mjs. Next answers
 // methods its routes cannot have (QUERY, PROPFIND, LOCK, MKCOL...) with an empty
 // 400, and TRACE, which the Fetch standard forbids, with a text/plain 500, before
 // any route or proxy runs. Under /api this hands such a request to the routes as a
@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 
 const ROUTED = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-const { originalMethodHeader } = JSON.parse(readFileSync(new URL("../lib/api/method-guard.json", import.meta.url), "utf8"));
+const { originalMethodHeader } = JSON.parse(readFileSync(new URL("../api/method-guard.json", import.meta.url), "utf8"));
 
 /** Before Next sees the request: hands an unroutable method under /api to the routes as PATCH. */
 export function guardMethod(req) {

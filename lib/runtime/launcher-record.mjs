@@ -3,7 +3,7 @@
 // in the same clone is refused with where the first one serves; after a launcher
 // was killed (kill -9: no chance to stop anything), the next start stops the
 // PostgreSQL it left running and carries on. (Its Next exits by itself:
-// scripts/next-server-preload.mjs.)
+// lib/runtime/next-server-preload.mjs.)
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runningPostmaster, shownPath, StartupError, stopPostmaster } from "./embedded-postgres.mjs";

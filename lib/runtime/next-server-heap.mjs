@@ -1,4 +1,4 @@
-// The V8 heap settings the launcher gives `next start` (scripts/start.mjs); the benchmark runs its framework
+// The V8 heap settings the launcher gives `next start` (lib/runtime/start.mjs); the benchmark runs its framework
 // floor under the same settings, so that service and floor differ only in what their routes do. Each applies
 // unless NODE_OPTIONS sets that option itself.
 
