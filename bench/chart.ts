@@ -1,9 +1,18 @@
 import * as vega from "vega";
 import * as vegaLite from "vega-lite";
-import type { BenchResult } from "./report";
+import type { ListFigures } from "./list";
+import type { PostFigures } from "./post";
+
+/** What the chart shows of a run's result (bench/report.ts). */
+interface Charted {
+  post: Record<string, PostFigures>;
+  list: Record<string, ListFigures>;
+  measuredAt: string;
+  machine: string;
+}
 
 /** Two panels: POST throughput against connections, and list latency against table size. */
-export async function renderChart(result: BenchResult): Promise<string> {
+export async function renderChart(result: Charted): Promise<string> {
   const post = Object.entries(result.post).flatMap(([connections, p]) =>
     (
       [
