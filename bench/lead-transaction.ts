@@ -1,9 +1,11 @@
 import type pg from "pg";
 import { DEFAULT_POOL_SIZE } from "@/lib/db/connect";
 import { StatementNames } from "@/lib/db/statements";
-import { insertLeadStatement } from "@/lib/leads/lead-rows";
+import { insertLeadSql } from "@/lib/db/store/leads";
+import { existingReferrer } from "@/lib/leads/create-lead";
 import { newCustomerId } from "@/lib/leads/ids";
 import { createLeadBody, type CreateLeadInput } from "@/lib/leads/schemas";
+import { newLeadOf } from "@/lib/leads/stored-lead";
 import { leadBody } from "./load";
 
 /**
@@ -19,7 +21,7 @@ const names = new StatementNames();
 export const benchLead: CreateLeadInput = createLeadBody.parse(leadBody);
 
 function creationStatement(input: CreateLeadInput, leadCustomerId: string) {
-  const statement = insertLeadStatement(input, { existing: input.referrer }, null, leadCustomerId);
+  const statement = insertLeadSql(newLeadOf(input, null, leadCustomerId), existingReferrer(input.referrer));
   return { name: names.name(statement.text), text: statement.text, values: statement.values };
 }
 

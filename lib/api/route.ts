@@ -2,6 +2,7 @@ import { trace } from "@opentelemetry/api";
 import { prepareService, servicePrepared } from "@/lib/startup/service";
 import { authenticate, type MatchedKey } from "@/lib/api/auth";
 import { ApiError, type ErrorCode } from "@/lib/api/errors";
+import { LeadRefusal } from "@/lib/leads/refusal";
 import { logAccess, logFailure } from "@/lib/api/log";
 import { requestIdOf } from "@/lib/api/request-id";
 import { originalMethodHeader } from "@/lib/api/method-guard.json";
@@ -52,6 +53,7 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
   } catch (error) {
     let refusal = INTERNAL;
     if (error instanceof ApiError) refusal = error;
+    else if (error instanceof LeadRefusal) refusal = new ApiError(error.reason, error.detail);
     else logFailure(requestId, method, path, error);
     code = refusal.code;
     const headers = refusal instanceof MethodNotAllowed ? { Allow: refusal.allow } : CLOSES_CONNECTION.has(code) ? CLOSE : undefined;

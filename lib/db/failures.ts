@@ -1,3 +1,6 @@
+import pg from "pg";
+import { Prisma } from "@/lib/generated/prisma/client";
+
 /**
  * What kind of database failure an error is, for the log line of a request that
  * failed (docs/operating.md, "Access log and failure kinds"). Without it, pool and driver failures
@@ -102,4 +105,15 @@ export function classifyFailure(error: unknown): Failure {
   // Any other error PostgreSQL itself reported (pg's DatabaseError carries a severity).
   if (code && typeof (error as { severity?: unknown }).severity === "string") return { kind: "database-error", code };
   return code ? { kind: "unexpected", code } : { kind: "unexpected" };
+}
+
+/**
+ * A unique key was taken: P2002 from model queries; from raw SQL, P2010 carrying the driver's
+ * UniqueConstraintViolation; from a statement sent straight through pg (queryPrepared), SQLSTATE 23505.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return error.code === "23505";
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause;
+  return error.code === "P2002" || (error.code === "P2010" && cause?.kind === "UniqueConstraintViolation");
 }

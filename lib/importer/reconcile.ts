@@ -1,5 +1,6 @@
 import { type Agent, type CreateLeadRequest, LeadsClient, LeadsClientError, type ListedLead } from "@/lib/client";
-import { createLeadBody, optionalFieldsOf } from "@/lib/leads/schemas";
+import { optionalFieldsOf } from "@/lib/leads/fields";
+import { createLeadBody } from "@/lib/leads/schemas";
 
 /**
  * Reconciliation: did an attempt whose outcome is unknown create its lead? It pages

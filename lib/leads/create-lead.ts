@@ -1,13 +1,14 @@
-import { ApiError } from "@/lib/api/errors";
+import { isUniqueViolation } from "@/lib/db/failures";
 import type { Db } from "@/lib/db/prisma";
-import { queryPrepared } from "@/lib/db/prepared";
-import { layoutOf } from "@/lib/db/layout";
+import { assignmentStored } from "@/lib/db/store/agents";
+import { accountExists, insertLead, type ReferrerRow } from "@/lib/db/store/leads";
 import { resolveAgent } from "@/lib/leads/agents";
 import { newCustomerId } from "@/lib/leads/ids";
-import { insertLeadStatement, toCreatedLead, type InsertedLeadRow, type LeadReferrer } from "@/lib/leads/lead-rows";
-import { namedAccount } from "@/lib/leads/referrer";
+import { LeadRefusal } from "@/lib/leads/refusal";
 import type { Agent, CreatedLead, CreateLeadInput } from "@/lib/leads/schemas";
-import { findSource, isUniqueViolation, refuseIdInOtherCase } from "@/lib/leads/sources";
+import { newSourceRow } from "@/lib/leads/sources/ensure-source";
+import { findSource, refuseIdInOtherCase, sourceLookup } from "@/lib/leads/sources/find-source";
+import { newLeadOf, toCreatedLead } from "@/lib/leads/stored-lead";
 
 /**
  * POST /api/leads after validation. Checks in the spec's order: the referrer (422
@@ -19,20 +20,28 @@ import { findSource, isUniqueViolation, refuseIdInOtherCase } from "@/lib/leads/
  */
 export async function createLead(db: Db, input: CreateLeadInput): Promise<CreatedLead> {
   const agent = input.assignedAgentId === undefined ? null : await checkAssignment(db, input, input.assignedAgentId);
-  const existing: LeadReferrer = { existing: input.referrer };
-  const created = await insertLead(db, input, existing, agent);
+  const existing = existingReferrer(input.referrer);
+  const created = await createWith(db, input, existing, agent);
   if (created) return created;
   // Nothing was written: the referrer names no existing account.
-  if (typeof input.referrer !== "string") throw invalidReferrer();
+  if (typeof input.referrer !== "string") throw new LeadRefusal("INVALID_REFERRER");
   if (agent === null) await refuseIdInOtherCase(db, input.referrer); // with an agent, checkAssignment did
   try {
-    const newSource = { id: newCustomerId("source"), name: input.referrer, type: "other" } as const;
-    return saved(await insertLead(db, input, { newSource }, agent));
+    return saved(await createWith(db, input, { newSource: newSourceRow(input.referrer, "other") }, agent));
   } catch (error) {
     // A concurrent request created this new source first (its name key is taken): use that account.
     if (!isUniqueViolation(error)) throw error;
-    return saved(await insertLead(db, input, existing, agent));
+    return saved(await createWith(db, input, existing, agent));
   }
+}
+
+/**
+ * Spec rules 3 to 5: a string names a source (by name or returned id), and when it names none it is the name of a
+ * new source, never a person, so an unknown "src_…" string is just a new name; an object names an existing person or
+ * source account, and when it names none the request is 422 INVALID_REFERRER.
+ */
+export function existingReferrer(referrer: CreateLeadInput["referrer"]): ReferrerRow {
+  return typeof referrer === "string" ? { source: sourceLookup(referrer) } : { accountId: referrer.customerId };
 }
 
 /** Only an account deleted between two statements leaves nothing written here: an unexpected failure (500). */
@@ -44,30 +53,18 @@ function saved(lead: CreatedLead | null): CreatedLead {
 /** The agent of a request that names one, after its referrer is known to exist (the referrer is checked first). */
 async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string | number): Promise<Agent> {
   if (typeof input.referrer !== "string") {
-    const found = await db.$queryRaw<unknown[]>(namedAccount(input.referrer));
-    if (!found.length) throw invalidReferrer();
+    if (!(await accountExists(db, input.referrer.customerId))) throw new LeadRefusal("INVALID_REFERRER");
   } else if (!(await findSource(db, input.referrer))) {
     await refuseIdInOtherCase(db, input.referrer);
   }
   const agent = await resolveAgent(db, agentId);
-  if (!(await layoutOf(db)).assignment) {
-    throw new ApiError("ASSIGNMENT_NOT_CONFIGURED");
-  }
+  if (!(await assignmentStored(db))) throw new LeadRefusal("ASSIGNMENT_NOT_CONFIGURED");
   return agent;
 }
 
-function invalidReferrer(): ApiError {
-  return new ApiError("INVALID_REFERRER");
-}
-
-/** Runs insertLeadStatement; null when the referrer named no account and nothing was written. */
-async function insertLead(
-  db: Db,
-  input: CreateLeadInput,
-  referrer: LeadReferrer,
-  agent: Agent | null,
-): Promise<CreatedLead | null> {
+/** The lead written with this referrer; null when the referrer named no account and nothing was written. */
+async function createWith(db: Db, input: CreateLeadInput, referrer: ReferrerRow, agent: Agent | null): Promise<CreatedLead | null> {
   const leadCustomerId = newCustomerId("person");
-  const [row] = await queryPrepared<InsertedLeadRow>(db, insertLeadStatement(input, referrer, agent, leadCustomerId));
+  const row = await insertLead(db, newLeadOf(input, agent, leadCustomerId), referrer);
   return row ? toCreatedLead(row, input, agent, leadCustomerId) : null;
 }

@@ -1,24 +1,13 @@
 import { z } from "zod";
 import { MOBILE_INPUT_PATTERN, MOBILE_PATTERN, normaliseMobile } from "@/lib/leads/mobile";
+import { listedOptionalFields, optionalFieldInputs } from "@/lib/leads/fields";
 import { cleanSourceName } from "@/lib/leads/source-name";
+import { QUERY_TEXT, STORABLE, text, trimmed } from "@/lib/leads/text";
 
 /**
  * The contract in zod: these schemas validate requests, type the domain and are
  * the source of the OpenAPI document, so a bound or field lives in one place.
  */
-
-export const RELATIONSHIPS = [
-  "Family",
-  "Friend",
-  "Colleague",
-  "Neighbor",
-  "Business Partner",
-  "Existing Customer",
-  "Community Contact",
-  "Other",
-] as const;
-
-export const PROJECT_TYPES = ["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)", "OTHERS"] as const;
 
 export const LEAD_STATUSES = ["Pending", "Assigned"] as const;
 
@@ -28,40 +17,6 @@ const SOURCE_NAME = { min: 2, max: 120 } as const;
 export const MAX_INT4 = 2_147_483_647;
 /** Records per page of GET /api/leads. */
 const PAGE = { max: 500, default: 100 } as const;
-
-/** In a body, any character PostgreSQL text can store (lib/api/body.ts refuses U+0000 and unpaired surrogates), and one that is not white space. */
-const CHAR = String.raw`[^\u0000\ud800-\udfff]`;
-const EDGE = String.raw`[^\s\u0000\ud800-\udfff]`;
-const STORABLE = "U+0000 and unpaired surrogates are refused.";
-const BODY_TEXT = [CHAR, EDGE];
-/** A query value is decoded UTF-8 (no unpaired surrogate can arrive), and U+0000 in it is no error: it names nothing. */
-const QUERY_TEXT = [String.raw`[\s\S]`, String.raw`\S`];
-
-/**
- * JSON Schema pattern (ECMA-262, where `\s` is exactly what String.prototype.trim
- * removes) of a text of min..max characters after trimming: minLength/maxLength
- * would count the white space around it, which the server drops first.
- */
-function trimmed(min: number, max: number, [char, edge] = BODY_TEXT): string {
-  const inner = `(?:${char}{0,${max - 2}}${edge})?`;
-  const core = min >= 2 ? `${edge}${char}{${min - 2},${max - 2}}${edge}` : min === 1 ? `${edge}${inner}` : `(?:${edge}${inner})?`;
-  return String.raw`^\s*${core}\s*$`;
-}
-
-/** Text, trimmed, then min..max characters (code points, as zod and PostgreSQL count them). */
-const text = (min: number, max: number, description: string) =>
-  z
-    .string()
-    .trim()
-    .min(min)
-    .max(max)
-    .meta({
-      pattern: trimmed(min, max),
-      maxLength: undefined,
-      description: `${description} Trimmed; ${min ? `${min} to ${max}` : `at most ${max}`} characters after trimming. ${STORABLE}`,
-    });
-
-const optionalText = (max: number) => text(0, max, "Stored as an empty string when omitted.").optional();
 
 export const referrerName = z
   .string()
@@ -129,27 +84,10 @@ export const createLeadBody = z.strictObject({
   assignedAgentId: assignedAgentIdInput
     .optional()
     .describe("The sales user to assign: an `id` from GET /api/leads/agents, or its `numericId`. Omit to leave the lead unassigned."),
-  leadState: optionalText(120),
-  leadCity: optionalText(120),
-  leadAddress: optionalText(500),
-  relationship: z.enum(RELATIONSHIPS).optional().describe("The lead's relationship to the Introducer. Default `Other`."),
-  projectType: z.enum(PROJECT_TYPES).optional().describe("Default `OTHERS`."),
-  remark: optionalText(500),
+  ...optionalFieldInputs,
 });
 
 export type CreateLeadInput = z.output<typeof createLeadBody>;
-
-/** A new lead's optional fields as stored and then listed: omitted text is "", and the spec's defaults (POST). */
-export function optionalFieldsOf(input: CreateLeadInput) {
-  return {
-    leadState: input.leadState ?? "",
-    leadCity: input.leadCity ?? "",
-    leadAddress: input.leadAddress ?? "",
-    relationship: input.relationship ?? "Other",
-    projectType: input.projectType ?? "OTHERS",
-    remark: input.remark ?? "",
-  };
-}
 
 const decimal = (min: number, max: number) =>
   z
@@ -228,12 +166,7 @@ export const listedLead = z
         "The current stored value in this system (open set): `Pending`, `Assigned`, `Contacted`, `Qualified`, " +
           "`Successful`, `Rejected`; legacy values are passed through unchanged.",
       ),
-    leadState: z.string().describe("Empty string when missing."),
-    leadCity: z.string().describe("Empty string when missing."),
-    leadAddress: z.string().describe("Empty string when missing."),
-    relationship: z.string(),
-    projectType: z.string(),
-    remark: z.string().describe("Empty string when missing."),
+    ...listedOptionalFields,
     createdAt: z.iso.datetime().nullable().describe("ISO 8601 timestamp in UTC; null when unavailable."),
   })
   .describe("A current lead of a source account.");

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { createLeadBody } from "@/lib/leads/schemas";
+import { omittedFieldValues } from "@/lib/leads/fields";
 import type { responseSchemas } from "@/lib/openapi/schemas";
 
 /**
@@ -29,7 +30,7 @@ const AMINAH = {
   status: "Pending" as const,
 };
 /** What a listed lead shows for the optional fields a POST left out. */
-const UNGIVEN = { leadState: "", leadCity: "", leadAddress: "", relationship: "Other", projectType: "OTHERS", remark: "" };
+const UNGIVEN = omittedFieldValues;
 
 export const examples = {
   sources: example<Out<"SourcesResponse">>("Configured and created sources", {

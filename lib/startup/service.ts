@@ -1,5 +1,6 @@
 import { database } from "@/lib/db/prisma";
 import { classifyFailure } from "@/lib/db/failures";
+import { ping } from "@/lib/db/store/health";
 import { prepareDatabase } from "@/lib/startup/prepare";
 
 /**
@@ -82,7 +83,7 @@ export async function checkReadiness(): Promise<boolean> {
 async function probeDatabase(): Promise<boolean> {
   try {
     await prepareService();
-    await database().$queryRaw`SELECT 1`;
+    await ping(database());
     return true;
   } catch {
     return false;

@@ -2,6 +2,7 @@
 // legacy referral records, source types) and reading it.
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { OPTIONAL_FIELD_NAMES, type OptionalFieldName } from "@/lib/leads/fields";
 import { MAX_INT4, referrerName } from "@/lib/leads/schemas";
 
 const text = z.string().nullable().optional();
@@ -35,12 +36,8 @@ const referral = z.strictObject({
   leadName: z.string().min(1),
   leadMobileNumber: text,
   status: z.string(),
-  leadState: text,
-  leadCity: text,
-  leadAddress: text,
-  relationship: text,
-  projectType: text,
-  remark: text,
+  /** Each optional field of a lead (lib/leads/fields.ts), stored as given: a legacy record may lack any. */
+  ...(Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [name, text])) as Record<OptionalFieldName, typeof text>),
   /** A user of the fixture by platform id or name, or an existing user by platform id. */
   assignedAgent: z.string().nullable().optional(),
   createdAt: z.iso.datetime({ offset: true }).nullable().optional(),

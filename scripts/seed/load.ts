@@ -5,8 +5,9 @@
 import { createDatabaseClient, type Db } from "@/lib/db/connect";
 import { layoutOf, type Layout } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { referralColumns } from "@/lib/leads/lead-rows";
-import { ensureSource } from "@/lib/leads/sources";
+import { columnOf } from "@/lib/db/store/columns";
+import { OPTIONAL_FIELD_NAMES, OPTIONAL_LEAD_FIELDS } from "@/lib/leads/fields";
+import { ensureSource } from "@/lib/leads/sources/ensure-source";
 import { prepareDatabase } from "@/lib/startup/prepare";
 import type { Fixture } from "./fixture";
 
@@ -128,18 +129,21 @@ async function seedReferrals(
     const agentColumn = layout.assignment ? Prisma.sql`, assigned_agent_id` : Prisma.empty;
     const agentValue = layout.assignment ? Prisma.sql`, ${agentId}::int` : Prisma.empty;
     const agentUpdate = layout.assignment ? Prisma.sql`, assigned_agent_id = EXCLUDED.assigned_agent_id` : Prisma.empty;
+    const values: Record<string, unknown> = {
+      referrerCustomerId: referrerId,
+      leadCustomerId: r.leadCustomerId ?? null,
+      leadName: r.leadName,
+      mobileNumber: r.leadMobileNumber ?? null,
+      status: r.status,
+      ...Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [OPTIONAL_LEAD_FIELDS[name].column, r[name] ?? null])),
+      createdAt: Prisma.sql`${r.createdAt ?? null}::timestamptz`,
+    };
+    const columns = Object.keys(values).map(columnOf);
     // A record the API created (it has the API's audit entry) is never overwritten by a fixture.
     const written = await tx.$queryRaw<{ id: number }[]>`
-      INSERT INTO referrals (id, ${referralColumns} ${agentColumn})
-      VALUES (${r.id}, ${referrerId}, ${r.leadCustomerId ?? null}, ${r.leadName}, ${r.leadMobileNumber ?? null},
-              ${r.status}, ${r.leadState ?? null}, ${r.leadCity ?? null}, ${r.leadAddress ?? null},
-              ${r.relationship ?? null}, ${r.projectType ?? null}, ${r.remark ?? null},
-              ${r.createdAt ?? null}::timestamptz ${agentValue})
-      ON CONFLICT (id) DO UPDATE SET referrer_customer_id = EXCLUDED.referrer_customer_id,
-        lead_customer_id = EXCLUDED.lead_customer_id, lead_name = EXCLUDED.lead_name,
-        mobile_number = EXCLUDED.mobile_number, status = EXCLUDED.status, state = EXCLUDED.state,
-        city = EXCLUDED.city, address = EXCLUDED.address, relationship = EXCLUDED.relationship,
-        project_type = EXCLUDED.project_type, remark = EXCLUDED.remark, created_at = EXCLUDED.created_at
+      INSERT INTO referrals (id, ${Prisma.raw(columns.join(", "))} ${agentColumn})
+      VALUES (${r.id}, ${Prisma.join(Object.values(values))} ${agentValue})
+      ON CONFLICT (id) DO UPDATE SET ${Prisma.raw(columns.map((c) => `${c} = EXCLUDED.${c}`).join(", "))}
         ${agentUpdate}
       WHERE NOT EXISTS (SELECT 1 FROM audit_entries a WHERE a.referral_id = referrals.id)
       RETURNING id`;

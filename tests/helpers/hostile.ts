@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "@/lib/api/errors";
+import { OPTIONAL_FIELD_NAMES, type OptionalFieldName } from "@/lib/leads/fields";
 import { route, TEST_KEY } from "./api";
 
 /**
@@ -112,12 +113,7 @@ export const listShape = z.strictObject({
       referrer: referrerShape.extend({ type: z.literal("source") }),
       assignedAgentId: z.string().nullable(),
       status: z.string(),
-      leadState: z.string(),
-      leadCity: z.string(),
-      leadAddress: z.string(),
-      relationship: z.string(),
-      projectType: z.string(),
-      remark: z.string(),
+      ...(Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [name, z.string()])) as Record<OptionalFieldName, z.ZodString>),
       createdAt: z.iso.datetime({ offset: true }).nullable(),
     }),
   ),

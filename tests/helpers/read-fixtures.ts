@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { expect } from "vitest";
 import { sourceKey } from "@/lib/leads/source-name";
+import { OPTIONAL_FIELD_NAMES } from "@/lib/leads/fields";
 import { call } from "./api";
 
 /**
@@ -19,12 +20,7 @@ export const LISTED_LEAD_KEYS = [
   "referrer",
   "assignedAgentId",
   "status",
-  "leadState",
-  "leadCity",
-  "leadAddress",
-  "relationship",
-  "projectType",
-  "remark",
+  ...OPTIONAL_FIELD_NAMES,
   "createdAt",
 ].sort();
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
-import { readConfiguredSources } from "@/lib/leads/sources";
+import { readConfiguredSources } from "@/lib/leads/sources/configured";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { call } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";

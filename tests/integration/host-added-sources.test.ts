@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
-import { ensureConfiguredSources } from "@/lib/leads/sources";
+import { ensureConfiguredSources } from "@/lib/startup/configured-sources";
 import { call, post } from "../helpers/api";
 import { hostClient } from "../helpers/dashboards";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

@@ -7,7 +7,8 @@ import { createLead } from "@/lib/leads/create-lead";
 import { listLeads } from "@/lib/leads/list-leads";
 import { createLeadBody } from "@/lib/leads/schemas";
 import { cleanSourceName, sourceKey } from "@/lib/leads/source-name";
-import { ensureConfiguredSources, listSources } from "@/lib/leads/sources";
+import { listSources } from "@/lib/leads/sources/list-sources";
+import { ensureConfiguredSources } from "@/lib/startup/configured-sources";
 import { adminQuery, type TestDatabase } from "../helpers/db";
 import {
   HOST,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabaseClient } from "@/lib/db/connect";
 import { sourceKey } from "@/lib/leads/source-name";
-import { ensureSource } from "@/lib/leads/sources";
+import { ensureSource } from "@/lib/leads/sources/ensure-source";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { expectError } from "../helpers/expect-api";
@@ -52,7 +52,7 @@ describe("a source id in another case", () => {
     const before = await sourceCount();
     const db2 = createDatabaseClient(db.url, 1);
     try {
-      await expect(ensureSource(db2, real.customerId.toUpperCase(), "ads")).rejects.toMatchObject({ code: "INVALID_REFERRER" });
+      await expect(ensureSource(db2, real.customerId.toUpperCase(), "ads")).rejects.toMatchObject({ reason: "INVALID_REFERRER" });
     } finally {
       await db2.$disconnect();
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import defaultSources from "@/lib/leads/default-sources.json";
+import defaultSources from "@/lib/leads/sources/default-sources.json";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { insertPerson, keysOf } from "../helpers/read-fixtures";

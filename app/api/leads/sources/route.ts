@@ -1,7 +1,7 @@
 import { json } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
 import { database } from "@/lib/db/prisma";
-import { listSources } from "@/lib/leads/sources";
+import { listSources } from "@/lib/leads/sources/list-sources";
 
 // Documented in lib/openapi/sources/list-sources.ts.
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({

@@ -1,0 +1,75 @@
+import type { Db } from "@/lib/db/prisma";
+import { Prisma } from "@/lib/generated/prisma/client";
+
+/** A source account as stored: the generated Customer type. */
+const sourceSelect = { id: true, name: true, sourceType: true } satisfies Prisma.CustomerSelect;
+export type SourceRow = Prisma.CustomerGetPayload<{ select: typeof sourceSelect }>;
+
+/** A new source account: its id, cleaned name, type, and the key of its name (lib/leads/source-name.ts). */
+export interface NewSourceRow {
+  id: string;
+  name: string;
+  sourceType: "ads" | "other";
+  key: string;
+}
+
+/** A referrer string as looked up: the string and the key of it as a name. */
+export interface SourceLookup {
+  nameOrId: string;
+  key: string;
+}
+
+/**
+ * SQL for the source account a referrer string names, as at most one row of (id, name, kind, "sourceType"),
+ * in this order (docs/decisions.md): an exact source id, so no name can shadow an id; the name registered in
+ * lead_source_names; else a source the host added itself, which has no name key, by the key of its name (the
+ * oldest, through customers_source_key_idx). COALESCE stops at the first that finds one. Each arm is one index
+ * look-up, whatever the number of sources. One query, and creating a lead uses it inside its insert statement.
+ */
+export function namedSourceSql({ nameOrId, key }: SourceLookup): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id, name, kind, source_type AS "sourceType" FROM customers
+    WHERE id = COALESCE(
+      (SELECT id FROM customers WHERE id = ${nameOrId} AND kind = 'source'),
+      (SELECT customer_id FROM lead_source_names WHERE key = ${key}),
+      (SELECT id FROM customers
+       WHERE kind = 'source' AND lead_intake_source_key(name) = ${key}
+       ORDER BY created_at, id LIMIT 1)
+    )`;
+}
+
+export async function findSourceRow(db: Db, lookup: SourceLookup): Promise<SourceRow | null> {
+  const [row] = await db.$queryRaw<SourceRow[]>(namedSourceSql(lookup));
+  return row ?? null;
+}
+
+/** Whether a source account has this exact id (one primary-key look-up). */
+export async function sourceIdExists(db: Db, id: string): Promise<boolean> {
+  return (await db.customer.findFirst({ where: { id, kind: "source" }, select: { id: true } })) !== null;
+}
+
+/**
+ * CTEs (new_source, new_source_name) inserting a source account and its name key in one statement, so both are
+ * saved or neither. The key's primary key makes a concurrent twin fail with a unique violation. Creating a lead
+ * with a new source adds its own CTEs after these.
+ */
+export function insertSourceCtes({ id, name, sourceType, key }: NewSourceRow): Prisma.Sql {
+  return Prisma.sql`
+    new_source AS (
+      INSERT INTO customers (id, kind, name, source_type, state, city, address, created_at)
+      VALUES (${id}, 'source', ${name}, ${sourceType}, '', '', '', now())
+    ),
+    new_source_name AS (
+      INSERT INTO lead_source_names (key, customer_id) VALUES (${key}, ${id})
+    )`;
+}
+
+/** Inserts a source account and its name key; a taken key is a unique violation (lib/db/failures.ts). */
+export async function insertSource(db: Db, source: NewSourceRow): Promise<void> {
+  await db.$executeRaw`WITH ${insertSourceCtes(source)} SELECT 1`;
+}
+
+/** Every source account, by name then id. */
+export function listSourceRows(db: Db): Promise<SourceRow[]> {
+  return db.customer.findMany({ where: { kind: "source" }, select: sourceSelect, orderBy: [{ name: "asc" }, { id: "asc" }] });
+}
