@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPTIONAL_FIELD_NAMES } from "@/lib/leads/fields";
 import { fixtureSchema, readFixture, type Fixture } from "@/scripts/seed/fixture";
 import { seed } from "@/scripts/seed/load";
 import { call, post } from "../helpers/api";
@@ -98,12 +99,8 @@ describe("seeding the demo fixture", () => {
       referrer: { customerId: expect.stringMatching(/^src_/), name: "Old Newspaper Ad", type: "source" },
       assignedAgentId: null,
       status: "Closed-Legacy",
-      leadState: "",
-      leadCity: "",
-      leadAddress: "",
-      relationship: "",
-      projectType: "",
-      remark: "",
+      // A legacy record without any optional field lists each as "" (lib/leads/fields.ts).
+      ...Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [name, ""])),
       createdAt: null,
     });
     expect(byId.get(1002)).toMatchObject({ assignedAgentId: "demo-agent-aisyah", createdAt: "2021-06-02T01:30:00.000Z", status: "Contacted" });
