@@ -32,32 +32,34 @@ export async function renderChart(result: Charted): Promise<string> {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title: `Lead intake benchmark, ${result.measuredAt.slice(0, 10)}, ${result.machine}`,
     hconcat: [
-      {
-        title: "POST /api/leads throughput",
-        data: { values: post },
-        mark: { type: "line", point: true },
-        width: 320,
-        height: 220,
-        encoding: {
-          x: { field: "connections", type: "quantitative", scale: { type: "log", base: 2 }, title: "connections" },
-          y: { field: "rps", type: "quantitative", scale: { type: "log" }, title: "requests per second" },
-          color: { field: "series", type: "nominal", title: null },
-        },
-      },
-      {
-        title: "GET /api/leads first page (limit 100)",
-        data: { values: list },
-        mark: { type: "line", point: true },
-        width: 320,
-        height: 220,
-        encoding: {
-          x: { field: "leads", type: "quantitative", scale: { type: "log" }, title: "leads stored" },
-          y: { field: "p50", type: "quantitative", title: "p50 latency (ms)" },
-          color: { field: "series", type: "nominal", title: null },
-        },
-      },
+      panel(
+        "POST /api/leads throughput",
+        post,
+        { field: "connections", type: "quantitative", scale: { type: "log", base: 2 }, title: "connections" },
+        { field: "rps", type: "quantitative", scale: { type: "log" }, title: "requests per second" },
+      ),
+      panel(
+        "GET /api/leads first page (limit 100)",
+        list,
+        { field: "leads", type: "quantitative", scale: { type: "log" }, title: "leads stored" },
+        { field: "p50", type: "quantitative", title: "p50 latency (ms)" },
+      ),
     ],
   };
   const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: "none" });
   return view.toSVG();
+}
+
+type Axis = { field: string; type: "quantitative"; scale?: { type: "log"; base?: number }; title: string };
+
+/** One line chart of `values` by series. */
+function panel(title: string, values: object[], x: Axis, y: Axis) {
+  return {
+    title,
+    data: { values },
+    mark: { type: "line", point: true },
+    width: 320,
+    height: 220,
+    encoding: { x, y, color: { field: "series", type: "nominal", title: null } },
+  } as const;
 }

@@ -95,26 +95,38 @@ export function recoveringPlanChanges(inner: SqlDriverAdapterFactory, names: Sta
   };
 }
 
-class RecoveringAdapter implements SqlDriverAdapter {
+/** Queries through `inner` with the recovery above; `retry` only outside a transaction. */
+abstract class Recovering {
   readonly provider: SqlDriverAdapter["provider"];
   readonly adapterName: string;
+
+  constructor(
+    private readonly queryable: SqlQueryable,
+    protected readonly names: StatementNames,
+    private readonly retry: boolean,
+  ) {
+    this.provider = queryable.provider;
+    this.adapterName = queryable.adapterName;
+  }
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return recovering(this.queryable, "queryRaw", query, this.names, this.retry);
+  }
+
+  executeRaw(query: SqlQuery): Promise<number> {
+    return recovering(this.queryable, "executeRaw", query, this.names, this.retry);
+  }
+}
+
+class RecoveringAdapter extends Recovering implements SqlDriverAdapter {
   readonly getConnectionInfo: SqlDriverAdapter["getConnectionInfo"];
 
   constructor(
     private readonly inner: SqlDriverAdapter,
-    private readonly names: StatementNames,
+    names: StatementNames,
   ) {
-    this.provider = inner.provider;
-    this.adapterName = inner.adapterName;
+    super(inner, names, true);
     this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
-  }
-
-  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return recovering(this.inner, "queryRaw", query, this.names, true);
-  }
-
-  executeRaw(query: SqlQuery): Promise<number> {
-    return recovering(this.inner, "executeRaw", query, this.names, true);
   }
 
   executeScript(script: string): Promise<void> {
@@ -131,26 +143,15 @@ class RecoveringAdapter implements SqlDriverAdapter {
 }
 
 /** Inside a transaction: renews the names on 0A000 but never retries (the transaction is aborted). */
-class RenewingTransaction implements Transaction {
-  readonly provider: Transaction["provider"];
-  readonly adapterName: string;
+class RenewingTransaction extends Recovering implements Transaction {
   readonly options: Transaction["options"];
 
   constructor(
     private readonly inner: Transaction,
-    private readonly names: StatementNames,
+    names: StatementNames,
   ) {
-    this.provider = inner.provider;
-    this.adapterName = inner.adapterName;
+    super(inner, names, false);
     this.options = inner.options;
-  }
-
-  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return recovering(this.inner, "queryRaw", query, this.names, false);
-  }
-
-  executeRaw(query: SqlQuery): Promise<number> {
-    return recovering(this.inner, "executeRaw", query, this.names, false);
   }
 
   commit(): Promise<void> {

@@ -274,3 +274,23 @@ export function expectForQuery(query: string): Expected {
   return either ? { outcomes: ["200", "INVALID_INPUT"], invalidPaths: ["referrer"], page } : { outcomes: ["200"], page };
 }
 
+/** Spec "Errors", per operation (plus 404/405 of decisions.md 11 and the body limit's 413). */
+export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
+  "get /api/leads/sources": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED"],
+  "get /api/leads/agents": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED"],
+  "post /api/leads": [
+    "INVALID_JSON",
+    "INVALID_INPUT",
+    "UNAUTHORIZED",
+    "NOT_FOUND",
+    "METHOD_NOT_ALLOWED",
+    "PAYLOAD_TOO_LARGE",
+    "INVALID_CONTENT_TYPE",
+    "INVALID_AGENT",
+    "INVALID_REFERRER",
+    "INTERNAL_ERROR",
+    "API_NOT_CONFIGURED",
+    "ASSIGNMENT_NOT_CONFIGURED",
+  ],
+  "get /api/leads": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED"],
+};

@@ -7,7 +7,7 @@ import { ERROR_STATUS, MAX_BODY_BYTES, type ErrorCode } from "@/lib/api/errors";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import * as leads from "@/lib/leads/schemas";
 import { openApiDocument, schemaValidator } from "../helpers/openapi";
-import { PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
+import { EXPECTED_CODES, PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
 
 /** The OpenAPI document (lib/openapi/document.ts), checked against the spec and its own schemas. */
 
@@ -24,27 +24,6 @@ const OPERATIONS = [
 
 /** Public health checks (docs/operating.md, "Health checks"), outside the contract's operations. */
 const HEALTH = ["/api/health/live", "/api/health/ready"];
-
-/** Spec "Errors", per operation (plus 404/405 of decisions.md 11 and the body limit's 413). */
-const EXPECTED_CODES: Record<string, ErrorCode[]> = {
-  "get /api/leads/sources": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED"],
-  "get /api/leads/agents": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED"],
-  "post /api/leads": [
-    "INVALID_JSON",
-    "INVALID_INPUT",
-    "UNAUTHORIZED",
-    "NOT_FOUND",
-    "METHOD_NOT_ALLOWED",
-    "PAYLOAD_TOO_LARGE",
-    "INVALID_CONTENT_TYPE",
-    "INVALID_AGENT",
-    "INVALID_REFERRER",
-    "INTERNAL_ERROR",
-    "API_NOT_CONFIGURED",
-    "ASSIGNMENT_NOT_CONFIGURED",
-  ],
-  "get /api/leads": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED"],
-};
 
 const SUCCESS: Record<string, number> = { "get /api/leads/sources": 200, "get /api/leads/agents": 200, "post /api/leads": 201, "get /api/leads": 200 };
 
