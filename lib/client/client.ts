@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ERROR_STATUS } from "@/lib/api/errors";
 import { type Exchange, exchange } from "@/lib/client/http";
+import { responseSchemas } from "@/lib/openapi/schemas";
 import type {
   CreateLeadRequest,
   ErrorCode,
@@ -43,6 +44,13 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** 503 codes that need the administrator: retrying cannot help (spec, Errors, retry rules). */
 const ADMINISTRATOR_CODES: ReadonlySet<string> = new Set(["API_NOT_CONFIGURED", "ASSIGNMENT_NOT_CONFIGURED"]);
+
+/** The documented body of each GET's 200 answer: a 200 that does not match is unreadable, like one that is not JSON. */
+const OK_BODIES = {
+  listLeads: ["ListLeadsResponse", responseSchemas.ListLeadsResponse],
+  listSources: ["SourcesResponse", responseSchemas.SourcesResponse],
+  listAgents: ["AgentsResponse", responseSchemas.AgentsResponse],
+} as const;
 
 /** Thrown by the `leads()` iterator when a page cannot be read; carries that page's outcome. */
 export class LeadsClientError extends Error {
@@ -144,25 +152,32 @@ export class LeadsClient {
    * Every lead of GET /api/leads (optionally of one source), page after page until
    * `hasMore` is false, each `referralId` once: inserts while paging shift offsets and
    * repeat leads on the next page (spec, GET rules 5-6). Throws LeadsClientError when
-   * a page cannot be read.
+   * a page cannot be read, or when a page says `hasMore` yet brings no lead not already
+   * listed: paging on could then go on for ever (it takes `limit` inserts between two
+   * page reads for a real server to do this).
    */
   async *leads(query: Omit<ListLeadsQuery, "offset"> = {}, options: CallOptions = {}): AsyncGenerator<ListedLead> {
     const seen = new Set<number>();
     for (let offset = 0; ; ) {
       const page = await this.listLeads({ ...query, offset }, options);
       if (page.outcome !== "ok") throw new LeadsClientError(page);
+      const before = seen.size;
       for (const lead of page.data.leads) {
         if (seen.has(lead.referralId)) continue;
         seen.add(lead.referralId);
         yield lead;
       }
       if (!page.data.pagination.hasMore) return;
+      if (seen.size === before) {
+        const error = `GET /api/leads said hasMore at offset ${offset} but listed no new lead; paging stopped`;
+        throw new LeadsClientError({ outcome: "failed", reason: "bad-response", status: page.status, code: null, error, issues: [], requestId: page.requestId, attempts: 1 });
+      }
       offset += page.data.pagination.limit;
     }
   }
 
   private async get<Op extends Exclude<OperationId, "createLead">>(
-    _operation: Op,
+    operation: Op,
     pathAndQuery: string,
     options: CallOptions,
   ): Promise<GetOutcome<Op>> {
@@ -184,8 +199,12 @@ export class LeadsClient {
       } else {
         const { status, body, requestId } = answer;
         if (status === 200) {
-          if (body !== undefined) return { outcome: "ok", status, data: body as never, code: null, error: null, issues: [], requestId };
-          failed = { outcome: "failed", reason: "bad-response", status, code: null, error: "Unreadable 200 body", issues: [], requestId, attempts: attempt };
+          const [name, schema] = OK_BODIES[operation];
+          const parsed = schema.safeParse(body);
+          if (parsed.success) return { outcome: "ok", status, data: body as never, code: null, error: null, issues: [], requestId };
+          const issue = parsed.error.issues[0];
+          const error = `GET ${pathAndQuery.split("?")[0]} answered 200 with a body that is not a ${name} (${issue.path.join(".") || "body"}: ${issue.message})`;
+          failed = { outcome: "failed", reason: "bad-response", status, code: null, error, issues: [], requestId, attempts: attempt };
         } else {
           const fields = errorFields<Code>(status, body);
           if (isRefusal(status, fields.code as string | null)) return { outcome: "rejected", status, requestId, ...fields };

@@ -1,7 +1,8 @@
-import { hostname } from "node:os";
-import { type FileHandle, open, readFile, truncate, unlink } from "node:fs/promises";
+import { constants, type FileHandle, link, open, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Issue } from "@/lib/client";
+import { diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/importer/files";
+import { Lock } from "@/lib/importer/lock";
 
 /**
  * The import ledger: an append-only JSON Lines file beside the input. Its first line
@@ -29,16 +30,6 @@ export type RowState =
   | { state: "intent" | "uncertain"; firstAttemptAt: string }
   | { state: "created"; referralId: number; leadCustomerId: string | null; requestId: string | null; reconciled: boolean }
   | { state: "rejected"; status: number | null; code: string | null; error: string; issues: Issue[] };
-
-export class LedgerError extends Error {
-  constructor(
-    message: string,
-    /** Another run holds the lock. */
-    readonly busy = false,
-  ) {
-    super(message);
-  }
-}
 
 const NEW: RowState = { state: "pending", firstAttemptAt: null };
 
@@ -77,49 +68,52 @@ export class Ledger {
 
   private constructor(
     private readonly file: FileHandle,
-    private readonly lockPath: string,
+    private readonly lock: Lock,
+    private readonly path: string,
   ) {}
 
   /**
-   * Opens (or starts) the ledger of an input with the given hash, under a lock file.
-   * A ledger of another input is refused; a torn last line (a crash mid-write) is cut
-   * off, which is safe: an intent that never reached the disk was never followed by a
-   * POST, and a lost outcome leaves the row at `intent`, which is reconciled.
+   * Opens (or starts) the ledger of an input with the given hash, under its lock
+   * (lib/importer/lock.ts). The file is checked before anything is written to it: a
+   * file that is not a ledger, or the ledger of another input, is refused unchanged.
+   * Only then is a torn last line (a crash mid-write) cut off, which is safe: an intent
+   * that never reached the disk was never followed by a POST, and a lost outcome
+   * leaves the row at `intent`, which is reconciled.
    */
   static async open(ledgerPath: string, sha256: string, rows: number): Promise<Ledger> {
-    const lockPath = `${ledgerPath}.lock`;
-    await acquireLock(lockPath);
+    const lock = await Lock.acquire(ledgerPath);
     try {
-      const existing = await readFile(ledgerPath, "utf8").catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return null;
-        throw error;
-      });
-      const complete = existing === null ? "" : existing.slice(0, existing.lastIndexOf("\n") + 1);
-      if (existing !== null) await truncate(ledgerPath, Buffer.byteLength(complete));
-      const file = await open(ledgerPath, existing === null ? "ax" : "a");
-      const ledger = new Ledger(file, lockPath);
-      if (existing === null) {
-        await ledger.append({ type: "input", sha256, rows, at: new Date().toISOString() });
-        await syncDirectory(ledgerPath);
+      const existing = await openRegular(ledgerPath, constants.O_RDWR | constants.O_APPEND);
+      if (!existing) return new Ledger(await create(ledgerPath, { type: "input", sha256, rows, at: new Date().toISOString() }), lock, ledgerPath);
+      const ledger = new Ledger(existing, lock, ledgerPath);
+      try {
+        const text = await existing.readFile("utf8").catch((error) => {
+          throw diskError("read", ledgerPath, error);
+        });
+        const complete = text.slice(0, text.lastIndexOf("\n") + 1);
+        const entries = parse(complete);
+        if (!entries) throw new ImportFileError(`${ledgerPath} is not an import ledger: give another --ledger, or none for the default.`, "usage");
+        const header = entries[0] as Extract<LedgerEntry, { type: "input" }>;
+        if (header.sha256 !== sha256) {
+          throw new ImportFileError(
+            `The input changed since ${ledgerPath} was started (its SHA-256 was ${header.sha256.slice(0, 12)}…, now ${sha256.slice(0, 12)}…). ` +
+              "Restore the original input to resume, or import the new file with another --ledger.",
+            "usage",
+          );
+        }
+        if (complete.length < text.length) {
+          await existing.truncate(Buffer.byteLength(complete)).catch((error) => {
+            throw diskError("repair", ledgerPath, error);
+          });
+        }
+        for (const entry of entries.slice(1)) if ("row" in entry) ledger.apply(entry);
         return ledger;
+      } catch (error) {
+        await existing.close();
+        throw error;
       }
-      const entries = complete.split("\n").filter(Boolean).map((line) => JSON.parse(line) as LedgerEntry);
-      const header = entries[0];
-      if (header?.type !== "input") {
-        await ledger.close();
-        throw new LedgerError(`${ledgerPath} is not an import ledger`);
-      }
-      if (header.sha256 !== sha256) {
-        await ledger.close();
-        throw new LedgerError(
-          `The input changed since ${ledgerPath} was started (its SHA-256 was ${header.sha256.slice(0, 12)}…, now ${sha256.slice(0, 12)}…). ` +
-            "Restore the original input to resume, or import the new file with another --ledger.",
-        );
-      }
-      for (const entry of entries.slice(1)) if ("row" in entry) ledger.apply(entry);
-      return ledger;
     } catch (error) {
-      await unlink(lockPath).catch(() => {});
+      await lock.release();
       throw error;
     }
   }
@@ -160,8 +154,8 @@ export class Ledger {
         await this.file.sync();
         for (const p of batch) p.resolve();
       } catch (error) {
-        this.failed = error;
-        for (const p of [...batch, ...this.queue]) p.reject(error);
+        this.failed = diskError("write the ledger", this.path, error);
+        for (const p of [...batch, ...this.queue]) p.reject(this.failed);
         this.queue = [];
       }
     }
@@ -171,43 +165,39 @@ export class Ledger {
   /** Waits for queued entries, closes the file and releases the lock. */
   async close(): Promise<void> {
     await this.flushing;
-    await this.file.close();
-    await unlink(this.lockPath).catch(() => {});
+    await this.file.close().catch(() => {});
+    await this.lock.release();
   }
 }
 
-/**
- * The lock is a file holding its owner's host and pid, created exclusively. A lock
- * whose owner on this host is gone (a crashed or killed run) is taken over, so a
- * crashed run resumes by running the same command.
- */
-async function acquireLock(lockPath: string): Promise<void> {
-  const me = JSON.stringify({ host: hostname(), pid: process.pid });
-  for (let tries = 0; tries < 2; tries++) {
+/** Entries of complete lines, or null if the text is not a ledger (no input header first, or a line that is no entry). */
+function parse(complete: string): LedgerEntry[] | null {
+  const entries: LedgerEntry[] = [];
+  for (const line of complete.split("\n").slice(0, -1)) {
     try {
-      const handle = await open(lockPath, "wx");
-      await handle.writeFile(me);
-      await handle.close();
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const entry = JSON.parse(line) as LedgerEntry | null;
+      if (typeof entry?.type !== "string") return null;
+      entries.push(entry);
+    } catch {
+      return null;
     }
-    const owner = await readFile(lockPath, "utf8").then((text) => JSON.parse(text) as { host: string; pid: number }).catch(() => null);
-    if (owner && (owner.host !== hostname() || isAlive(owner.pid))) {
-      throw new LedgerError(`Another import (pid ${owner.pid} on ${owner.host}) is using this ledger (${lockPath})`, true);
-    }
-    await unlink(lockPath).catch(() => {});
   }
-  throw new LedgerError(`Could not take the ledger lock ${lockPath}`);
+  const header = entries[0];
+  return header?.type === "input" && typeof header.sha256 === "string" ? entries : null;
 }
 
-function isAlive(pid: number): boolean {
+/** A new ledger appears whole with its header line (written beside, then linked), so every ledger file starts with one. */
+async function create(ledgerPath: string, header: LedgerEntry): Promise<FileHandle> {
+  const temporary = await writeTemporary(ledgerPath, `${JSON.stringify(header)}\n`);
   try {
-    process.kill(pid, 0);
-    return true;
+    await link(temporary, ledgerPath);
+    await syncDirectory(ledgerPath);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    throw diskError("create the ledger", ledgerPath, error);
+  } finally {
+    await unlink(temporary).catch(() => {});
   }
+  return (await openRegular(ledgerPath, constants.O_RDWR | constants.O_APPEND))!;
 }
 
 async function syncDirectory(file: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { rename, writeFile } from "node:fs/promises";
+import { replaceFile } from "@/lib/importer/files";
 import type { Input } from "@/lib/importer/input";
 import type { RowState } from "@/lib/importer/ledger";
 
@@ -10,9 +10,17 @@ import type { RowState } from "@/lib/importer/ledger";
 
 export const resultPaths = (file: string) => ({ created: `${file}.created.csv`, rejected: `${file}.rejected.csv` });
 
+/**
+ * Characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection"):
+ * such a cell gets a leading single quote and is quoted, so `=HYPERLINK(…)` from an
+ * input row is shown as text, never run.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 function cell(value: string | number | null | undefined): string {
-  const text = value === null || value === undefined ? "" : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const raw = value === null || value === undefined ? "" : String(value);
+  const text = FORMULA_START.test(raw) ? `'${raw}` : raw;
+  return text !== raw || /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 const line = (cells: (string | number | null | undefined)[]) => `${cells.map(cell).join(",")}\n`;
@@ -33,12 +41,6 @@ export async function writeResults(file: string, input: Input, stateOf: (row: nu
     }
   }
   const paths = resultPaths(file);
-  await replace(paths.created, created);
-  await replace(paths.rejected, rejected);
-}
-
-/** Written beside, then renamed over: a reader never sees half a file. */
-async function replace(target: string, text: string): Promise<void> {
-  await writeFile(`${target}.tmp`, text);
-  await rename(`${target}.tmp`, target);
+  await replaceFile(paths.created, created);
+  await replaceFile(paths.rejected, rejected);
 }

@@ -1,7 +1,8 @@
 import { LeadsClient, type CreateLeadRequest } from "@/lib/client";
 import { createLeadBody } from "@/lib/leads/schemas";
 import { type Input, InputError, readInput } from "@/lib/importer/input";
-import { Ledger, LedgerError } from "@/lib/importer/ledger";
+import { checkRegularOrAbsent, ImportFileError } from "@/lib/importer/files";
+import { Ledger } from "@/lib/importer/ledger";
 import { Progress } from "@/lib/importer/progress";
 import { type Attempted, reconcile, ReconcileError } from "@/lib/importer/reconcile";
 import { messages, resultPaths, writeResults } from "@/lib/importer/results";
@@ -15,8 +16,10 @@ export const EXIT = {
   DATA: 65,
   /** Server unreachable, or a 503 / missing operation: it needs the administrator. */
   UNAVAILABLE: 69,
-  /** Uncertain or unreconciled rows remain (or the run was stopped): run the same command again. */
+  /** Uncertain or unreconciled rows remain, the run was stopped, or another run holds the ledger: run the same command again. */
   TEMPFAIL: 75,
+  /** The disk failed under the ledger or a results file. */
+  IOERR: 74,
   /** The key was refused (401). */
   NOPERM: 77,
 } as const;
@@ -62,9 +65,11 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
 
   let ledger: Ledger;
   try {
+    // Every file this run writes is checked before anything is sent.
+    for (const file of [options.ledgerPath, ...Object.values(resultPaths(options.file))]) await checkRegularOrAbsent(file);
     ledger = await Ledger.open(options.ledgerPath, input.sha256, input.rows.length);
   } catch (error) {
-    if (error instanceof LedgerError) return usage(error.message, error.busy ? EXIT.TEMPFAIL : EXIT.USAGE);
+    if (error instanceof ImportFileError) return usage(error.message, FILE_ERROR_EXIT[error.kind]);
     throw error;
   }
   const client = new LeadsClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
@@ -75,11 +80,19 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   };
   let inFlight = 0;
   const progress = new Progress(counts, options.json);
-  let stop: "key" | "unavailable" | null = null;
+  // Set inside callbacks too, so declared with `as` to keep TypeScript from narrowing them to null.
+  let stop = null as "key" | "unavailable" | "disk" | null;
+  let diskFailure = null as ImportFileError | null;
   let unreconciled: number[] = [];
   const writes: Promise<void>[] = [];
 
-  const record = (pending: Promise<void>) => writes.push(pending);
+  /** A ledger or results write failed: nothing more is sent, and the run ends with that sentence. */
+  const failed = (error: unknown) => {
+    if (!(error instanceof ImportFileError)) throw error;
+    stop = "disk";
+    diskFailure ??= error;
+  };
+  const record = (pending: Promise<void>) => writes.push(pending.catch(failed));
 
   try {
     // Rows no body can be formed from are rejected here, once.
@@ -101,7 +114,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     const worker = async () => {
       while (taken < queue.length && !stop && !options.signal?.aborted) {
         const { row, body } = queue[taken++];
-        await send(row, body!);
+        await send(row, body!).catch(failed);
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
@@ -112,19 +125,21 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     if (!stop) unreconciled = [...new Set([...unreconciled, ...(await reconcileOpen(true)).unreconciled])].sort((a, b) => a - b);
   } catch (error) {
     progress.stop();
-    if (!(error instanceof ReconcileError)) throw error;
-    stop = error.outcome.status === 401 ? "key" : "unavailable";
-    progress.say(`Reconciliation stopped: ${error.outcome.error}${error.outcome.status ? ` (HTTP ${error.outcome.status})` : ""}`);
+    if (error instanceof ReconcileError) {
+      stop = error.outcome.status === 401 ? "key" : "unavailable";
+      progress.say(`Reconciliation stopped: ${error.outcome.error}${error.outcome.status ? ` (HTTP ${error.outcome.status})` : ""}`);
+    } else failed(error);
   } finally {
     await Promise.allSettled(writes);
-    await writeResults(options.file, input, (row) => ledger.state(row));
+    await writeResults(options.file, input, (row) => ledger.state(row)).catch(failed);
     await ledger.close();
   }
 
   const c = counts();
   const result: ImportResult = { exitCode: EXIT.OK, ...c, unreconciled };
   const remaining = input.rows.some(({ row }) => ledger.state(row).state !== "created" && ledger.state(row).state !== "rejected");
-  if (stop === "key") result.exitCode = EXIT.NOPERM;
+  if (stop === "disk") result.exitCode = EXIT.IOERR;
+  else if (stop === "key") result.exitCode = EXIT.NOPERM;
   else if (stop === "unavailable") result.exitCode = EXIT.UNAVAILABLE;
   else if (remaining) result.exitCode = EXIT.TEMPFAIL;
   else if (c.rejected) result.exitCode = EXIT.DATA;
@@ -220,6 +235,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
       [EXIT.NOPERM]: "The key was refused (401): check LEADS_API_KEY, then run the same command again.",
       [EXIT.UNAVAILABLE]: "The server is unreachable or needs its administrator (503): run the same command again once it answers.",
       [EXIT.TEMPFAIL]: "Some rows have no known outcome yet: run the same command again to reconcile and finish them.",
+      [EXIT.IOERR]: diskFailure?.message ?? "",
     };
     if (hint[r.exitCode]) lines.push(hint[r.exitCode]);
     progress.say(lines.join("\n"));
@@ -230,6 +246,9 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
 function list(rows: number[]): string {
   return rows.length > LISTED_ROWS ? `${rows.slice(0, LISTED_ROWS).join(", ")} and ${rows.length - LISTED_ROWS} more` : rows.join(", ");
 }
+
+/** Exit codes of the importer's file problems (lib/importer/files.ts). */
+const FILE_ERROR_EXIT: Record<ImportFileError["kind"], number> = { busy: EXIT.TEMPFAIL, usage: EXIT.USAGE, io: EXIT.IOERR };
 
 function usage(message: string, exitCode: number = EXIT.USAGE): ImportResult {
   process.stderr.write(`${message}\n`);

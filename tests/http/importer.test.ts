@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, existsSync, openSync, writeSync } from "node:fs";
+import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname, tmpdir } from "node:os";
@@ -23,6 +24,8 @@ let db: TestDatabase;
 let server: RunningServer;
 let port: number;
 let dir: string;
+/** A tiny tmpfs the disk-full test mounts (the test runs as root, as CI does). */
+let fullDisk: string | null = null;
 
 beforeAll(async () => {
   db = await createTestDatabase({ use: false });
@@ -32,6 +35,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  if (fullDisk) execFileSync("umount", [fullDisk]);
   await server.stop();
   await db.sql.end();
   await rm(dir, { recursive: true, force: true });
@@ -39,7 +43,7 @@ afterAll(async () => {
 
 type Row = Partial<Record<string, string>>;
 
-const cell = (v = "") => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+const cell = (v = "") => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 async function writeCsv(name: string, rows: Row[]): Promise<string> {
   const file = path.join(dir, name);
   await writeFile(file, [CSV_COLUMNS.join(","), ...rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(","))].join("\n") + "\n");
@@ -70,6 +74,37 @@ function startImport(file: string, args: string[] = [], baseUrl = server.baseUrl
 }
 
 const runImport = (file: string, args: string[] = [], baseUrl?: string) => startImport(file, args, baseUrl).done;
+
+/** runImport, but an importer still running after `ms` is killed (code -1): a hang fails the test instead of stalling it. */
+function runImportWithin(ms: number, file: string, args: string[] = [], baseUrl?: string) {
+  const child = startImport(file, args, baseUrl);
+  const timer = setTimeout(() => child.kill("SIGKILL"), ms);
+  return child.done.finally(() => clearTimeout(timer));
+}
+
+/** Writes `bytes` into each FIFO once every one has a reader, then closes them all: their readers see the input complete together. */
+async function releaseTogether(fifos: string[], bytes: Buffer): Promise<void> {
+  const writers: number[] = [];
+  for (const fifo of fifos) {
+    for (;;) {
+      try {
+        writers.push(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)); // ENXIO until the reader has opened it
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  }
+  for (const fd of writers) writeSync(fd, bytes);
+  for (const fd of writers) closeSync(fd);
+}
+
+/** A Node.js stack trace line: no output of the importer may contain one. */
+const STACK_LINE = /\n\s+at /;
+
+/** Lock file contents as the importer writes them. */
+const lockOwner = (pid: number, host = hostname()) => JSON.stringify({ pid, host, startedAt: new Date().toISOString() });
 
 /** Leads in the database by name, with their ids. */
 async function leadsNamed(prefix: string) {
@@ -134,8 +169,11 @@ async function expectOneLeadPerRow(file: string, tag: string, rows: Row[]): Prom
   expect(await readFile(`${file}.created.csv`, "utf8")).toBe(`${expected.join("\n")}\n`);
 }
 
-/** A proxy in front of the server that can drop a request's connection after the server answered it. */
-async function droppingProxy(drop: (body: string) => boolean) {
+/**
+ * A proxy in front of the server that can drop a request's connection after the server answered it,
+ * and, given `listing`, answers GET /api/leads itself with 200 and that body.
+ */
+async function droppingProxy(drop: (body: string) => boolean, listing?: (url: URL) => unknown) {
   const posts: string[] = [];
   let requests = 0;
   const proxy: Server = createServer(async (req, res) => {
@@ -144,6 +182,10 @@ async function droppingProxy(drop: (body: string) => boolean) {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString();
     if (req.method === "POST") posts.push(body);
+    const url = new URL(req.url!, server.baseUrl);
+    if (listing && req.method === "GET" && url.pathname === "/api/leads") {
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(listing(url)));
+    }
     const upstream = await fetch(new URL(req.url!, server.baseUrl), {
       method: req.method,
       headers: { authorization: req.headers.authorization ?? "", "content-type": req.headers["content-type"] ?? "" },
@@ -264,7 +306,7 @@ describe("importer", () => {
     await proxy.close();
 
     // A running import holds the ledger's lock; the ledger belongs to this input: a changed file is refused.
-    await writeFile(`${file}.ledger.jsonl.lock`, JSON.stringify({ host: hostname(), pid: process.pid }));
+    await writeFile(`${file}.ledger.jsonl.lock`, lockOwner(process.pid));
     const locked = await runImport(file);
     expect(locked.code).toBe(EXIT.TEMPFAIL);
     expect(locked.stderr).toContain(`Another import (pid ${process.pid}`);
@@ -308,4 +350,152 @@ describe("importer", () => {
     expect(existsSync(`${file}.ledger.jsonl`) || existsSync(`${file}.created.csv`)).toBe(false);
     await proxy.close();
   });
+
+  it("lets two resumes started at once after a SIGKILL create exactly one lead per row, 20 times", async () => {
+    for (let round = 1; round <= 20; round++) {
+      const tag = `Race${round}`;
+      const rows = Array.from({ length: 30 }, (_, i) => valid(tag, i + 1));
+      const file = await writeCsv(`race-${round}.csv`, rows);
+      const importer = startImport(file, ["--concurrency", "2"]);
+      await waitForCreated(file, 5);
+      importer.kill("SIGKILL");
+      await importer.done;
+
+      // Both resumes read the input from their own FIFO (same bytes, same ledger), released together,
+      // so they reach the lock within the same millisecond rather than a process start-up apart.
+      const fifos = ["a", "b"].map((side) => path.join(dir, `race-${round}-${side}.csv`));
+      for (const fifo of fifos) execFileSync("mkfifo", [fifo]);
+      const resumes = fifos.map((fifo) => startImport(fifo, ["--ledger", `${file}.ledger.jsonl`]));
+      await releaseTogether(fifos, await readFile(file));
+      const both = await Promise.all(resumes.map((r) => r.done));
+      const output = both.map((r) => r.stderr).join("\n");
+      const winner = both.findIndex((r) => r.code === EXIT.OK);
+      expect(winner, output).not.toBe(-1);
+      for (const loser of both.filter((r) => r.code !== EXIT.OK)) {
+        // The loser of the race refuses at once, before reconciling or sending anything.
+        expect(loser.code, output).toBe(EXIT.TEMPFAIL);
+        expect(loser.stderr).toMatch(/^Another import \(pid \d+ on .+, started .+\) is using the ledger .+: wait for it to finish, then run the same command again\.\n$/);
+      }
+      await expectOneLeadPerRow(fifos[winner], tag, rows);
+      expect(existsSync(`${file}.ledger.jsonl.lock`)).toBe(false);
+    }
+  }, 600_000);
+
+  it("never takes over a lock it cannot read or one held on another host, and leaves it as it is", async () => {
+    const rows = [valid("Locked", 1), valid("Locked", 2)];
+    const file = await writeCsv("locked.csv", rows);
+    const lock = `${file}.ledger.jsonl.lock`;
+    for (const content of ["", '{"pid":', lockOwner(process.pid, "another-host.example")]) {
+      await writeFile(lock, content);
+      const result = await runImport(file);
+      expect(result.code, result.stderr).toBe(EXIT.USAGE);
+      expect(result.stderr).toMatch(/delete .+\.lock and run again\.\n$/);
+      expect(await readFile(lock, "utf8")).toBe(content);
+      expect(await leadsNamed("Locked Lead ")).toHaveLength(0);
+    }
+    await rm(lock);
+    // A lock whose owner on this host is gone (a killed run) is taken over.
+    await writeFile(lock, lockOwner(2 ** 22 + 1));
+    const result = await runImport(file);
+    expect(result.code, result.stderr).toBe(EXIT.OK);
+    await expectOneLeadPerRow(file, "Locked", rows);
+  }, 120_000);
+
+  it("refuses a --ledger that is not a ledger and leaves it byte-identical", async () => {
+    const file = await writeCsv("notes-input.csv", [valid("Notes", 1)]);
+    const notes = path.join(dir, "notes.txt");
+    for (const original of ["my notes\nsecond line, no newline at the end", "", '{"type":"input"}\n{"torn']) {
+      await writeFile(notes, original);
+      const result = await runImport(file, ["--ledger", notes]);
+      expect(result.code, result.stderr).toBe(EXIT.USAGE);
+      expect(result.stderr).toBe(`${notes} is not an import ledger: give another --ledger, or none for the default.\n`);
+      expect(await readFile(notes, "utf8")).toBe(original);
+      expect(await leadsNamed("Notes Lead ")).toHaveLength(0);
+    }
+  }, 60_000);
+
+  it("writes no file through a symbolic link: a linked results file or ledger is refused, a planted temporary name is ignored", async () => {
+    const victim = path.join(dir, "victim.txt");
+    await writeFile(victim, "keep me\n");
+    const rows = [valid("Linked", 1), { ...valid("Linked", 2), leadMobileNumber: "12-ab" }];
+    const file = await writeCsv("linked.csv", rows);
+
+    for (const link of [`${file}.rejected.csv`, `${file}.created.csv`, `${file}.ledger.jsonl`]) {
+      await symlink(victim, link);
+      const result = await runImport(file);
+      expect(result.code, result.stderr).toBe(EXIT.USAGE);
+      expect(result.stderr).toBe(`${link} is a symbolic link or not a regular file; the importer writes only regular files: remove it or give another path.\n`);
+      expect(await leadsNamed("Linked Lead ")).toHaveLength(0);
+      await rm(link);
+    }
+
+    for (const name of ["rejected.csv", "created.csv"]) await symlink(victim, `${file}.${name}.tmp`);
+    const result = await runImport(file);
+    expect(result.code, result.stderr).toBe(EXIT.DATA);
+    expect((await lstat(`${file}.rejected.csv`)).isFile()).toBe(true);
+    expect(await readFile(victim, "utf8")).toBe("keep me\n");
+  }, 60_000);
+
+  it("neutralises formula starts in rejected.csv as OWASP says: a leading single quote, and the field quoted", async () => {
+    const formulas: Row = {
+      leadName: '=HYPERLINK("http://evil.example","Click")',
+      leadMobileNumber: "=1+2",
+      referrer: "Formula Source",
+      leadState: "@SUM(A1)",
+      leadCity: "\tIpoh",
+      leadAddress: "-2+3",
+      remark: "\r+cmd",
+    };
+    const file = await writeCsv("formula.csv", [formulas, valid("Formula", 2)]);
+    const result = await runImport(file);
+    expect(result.code, result.stderr).toBe(EXIT.DATA);
+    const text = await readFile(`${file}.rejected.csv`, "utf8");
+    const [header, row] = parseCsv(text);
+    const field = (name: string) => row[header.indexOf(name)];
+    for (const name of ["leadName", "leadMobileNumber", "leadState", "leadCity", "leadAddress", "remark"]) {
+      expect(field(name)).toBe(`'${formulas[name]}`);
+    }
+    expect(field("referrer")).toBe("Formula Source");
+    expect(text).toContain(`,"'=HYPERLINK(""http://evil.example"",""Click"")",`);
+    expect(text).toContain(`,"'-2+3",`);
+  }, 60_000);
+
+  it("stops reconciliation with one sentence on a listing without leads, or one whose hasMore never ends", async () => {
+    const listings: [string, (url: URL) => unknown][] = [
+      ["NoLeads", () => ({ pagination: { total: 0, limit: 500, offset: 0, hasMore: false } })],
+      ["Endless", (url) => ({ leads: [], pagination: { total: 1, limit: 500, offset: Number(url.searchParams.get("offset")), hasMore: true } })],
+    ];
+    for (const [tag, listing] of listings) {
+      const rows = [valid(tag, 1), valid(tag, 2), valid(tag, 3)];
+      const proxy = await droppingProxy((body) => body.includes(`${tag} Lead 2`), listing);
+      const file = await writeCsv(`${tag}.csv`, rows);
+      const result = await runImportWithin(60_000, file, [], proxy.baseUrl);
+      await proxy.close();
+      expect(result.code, result.stderr).toBe(EXIT.UNAVAILABLE);
+      expect(result.stderr).toMatch(/^Reconciliation stopped: GET \/api\/leads/m);
+      expect(result.stderr).not.toMatch(STACK_LINE);
+      expect(proxy.posts.filter((b) => b.includes(`${tag} Lead 2`))).toHaveLength(1);
+      expect(await rowsLeftAt(file, "uncertain")).toEqual([2]);
+    }
+  }, 150_000);
+
+  it("ends in one sentence when the ledger's disk is full, then resumes to exactly one lead per row", async () => {
+    fullDisk = path.join(dir, "full");
+    await mkdir(fullDisk);
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=32k", "tmpfs", fullDisk]);
+    const rows = Array.from({ length: 300 }, (_, i) => valid("Full", i + 1));
+    const file = await writeCsv("full.csv", rows);
+    const ledger = path.join(fullDisk, "full.ledger.jsonl");
+
+    const first = await runImport(file, ["--ledger", ledger]);
+    expect(first.code, first.stderr).toBe(EXIT.IOERR);
+    expect(first.stderr).toMatch(new RegExp(`^Could not write the ledger ${ledger} \\(ENOSPC: no space left on device\\b.*\\): fix that \\(disk space, permissions\\), then run the same command again\\.$`, "m"));
+    expect(first.stderr).not.toMatch(STACK_LINE);
+    expect((await leadsNamed("Full Lead ")).length).toBeLessThan(rows.length);
+
+    execFileSync("mount", ["-o", "remount,size=4m", fullDisk]);
+    const second = await runImport(file, ["--ledger", ledger]);
+    expect(second.code, second.stderr).toBe(EXIT.OK);
+    await expectOneLeadPerRow(file, "Full", rows);
+  }, 180_000);
 });
