@@ -2,7 +2,7 @@
 import autocannon from "autocannon";
 
 /** The API key every benchmarked server is started with. */
-export const KEY = "bench-key";
+export const KEY = "bench-key-0123456789-0123456789-0123";
 
 /** The lead every POST creates: an existing configured source, no agent. */
 export const leadBody = {

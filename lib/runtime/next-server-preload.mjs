@@ -1,18 +1,21 @@
 // Loaded into the `next start` process by the launcher (node --import), for what
 // `next start` cannot be told: it only takes --keepAliveTimeout, and creates its
 // HTTP server with Node's defaults, so a client sending a body slowly held a
-// socket for ~300 s (requestTimeout), anonymous ones too. No custom server: the
+// socket for ~300 s (requestTimeout), anonymous ones too, and a client that never
+// read its response held it for ever (Node has no write timeout). No custom server: the
 // defaults of the one server Next creates are set here, nothing else changes.
 // Each request first passes lib/runtime/method-guard.mjs (methods Next refuses before any route runs).
 import http from "node:http";
 import { guardMethod } from "./method-guard.mjs";
-import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
+import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, WRITE_TIMEOUT_MS } from "./server-timeouts.mjs";
 
 const createServer = http.createServer;
 http.createServer = (options, listener) =>
-  typeof options === "function" || options === undefined
-    ? createServer(defaults({}), guarded(options))
-    : createServer(defaults(options), guarded(listener));
+  boundWrites(
+    typeof options === "function" || options === undefined
+      ? createServer(defaults({}), guarded(options))
+      : createServer(defaults(options), guarded(listener)),
+  );
 
 function guarded(listener) {
   if (!listener) return listener;
@@ -29,6 +32,36 @@ function defaults(options) {
     connectionsCheckingInterval: CHECK_INTERVAL_MS,
     ...options,
   };
+}
+
+/**
+ * Destroys a connection whose unsent response bytes made no progress for WRITE_TIMEOUT_MS: Node keeps such a socket
+ * (and the answers of requests pipelined behind it) open for as long as the client keeps the connection. Progress is
+ * the bytes the kernel took (given to the socket minus still pending); one timer per server looks at every open
+ * connection each CHECK_INTERVAL_MS, an idle one costing a comparison.
+ */
+function boundWrites(server) {
+  const stalls = new Map(); // socket -> { taken, since } while it has pending bytes, else undefined
+  server.on("connection", (socket) => {
+    stalls.set(socket, undefined);
+    socket.once("close", () => stalls.delete(socket));
+  });
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const [socket, stall] of stalls) {
+      const pending = socket.writableLength;
+      if (pending === 0) {
+        if (stall) stalls.set(socket, undefined);
+        continue;
+      }
+      const taken = socket.bytesWritten - pending;
+      if (!stall || stall.taken !== taken) stalls.set(socket, { taken, since: now });
+      else if (now - stall.since >= WRITE_TIMEOUT_MS) socket.destroy();
+    }
+  }, CHECK_INTERVAL_MS);
+  timer.unref();
+  server.once("close", () => clearInterval(timer));
+  return server;
 }
 
 // Started by the launcher with an IPC channel: when the launcher is gone (even by

@@ -1,7 +1,9 @@
 // `npm start`: builds the app, then serves it with `next start`. Without
 // DATABASE_URL it runs an embedded PostgreSQL whose data lives in .data/postgres;
 // without LEADS_API_KEY it generates one into .env.local (never printed: keys
-// stay out of logs) and shows how to read it once the server is ready.
+// stay out of logs) and shows how to read it once the server is ready. .env.local
+// holds that key, so it is kept readable by its owner only (mode 0600), and a key
+// under the minimum length (lib/runtime/api-key.mjs) is refused before anything starts.
 // `npm run serve` does the same without the build step.
 //
 // Lifecycle (docs/operating.md, "The launcher in production"): on SIGTERM or SIGINT
@@ -11,7 +13,8 @@
 // what to do.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, statSync } from "node:fs";
+import { shortKeyProblem } from "./api-key.mjs";
 import { fileURLToPath } from "node:url";
 import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";
 import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
@@ -36,7 +39,12 @@ try {
 
 async function main() {
   const keyFromEnvironment = Boolean(process.env.LEADS_API_KEY);
-  if (existsSync(ENV_FILE)) process.loadEnvFile(ENV_FILE); // DATABASE_URL and the like too
+  if (existsSync(ENV_FILE)) {
+    keepPrivate(ENV_FILE);
+    process.loadEnvFile(ENV_FILE); // DATABASE_URL and the like too
+  }
+  const keyProblem = shortKeyProblem(process.env);
+  if (keyProblem) throw new StartupError(keyProblem);
   const keySource = keyFromEnvironment ? "environment" : process.env.LEADS_API_KEY ? "file" : generateKey();
   const dir = process.env.DATABASE_URL ? null : embeddedDataDir();
   if (dir) await checkEarlierLauncher(dir);
@@ -131,8 +139,19 @@ function fail(sentence) {
   shutdown(1);
 }
 
+/** An existing file readable by group or others (an editor's or a copy's 0644) is made 0600 before it is read. */
+function keepPrivate(file) {
+  if ((statSync(file).mode & 0o077) === 0) return;
+  try {
+    chmodSync(file, 0o600);
+  } catch (error) {
+    throw new StartupError(`${file} holds the API key but is readable by other users, and making it private failed (${error.code ?? error.message}); run chmod 600 ${file} and start again`);
+  }
+}
+
 function generateKey() {
   const key = `lk_${randomBytes(32).toString("base64url")}`;
+  // A new file is created with 0600 in the same open() call (mode applies at creation), never briefly readable.
   appendFileSync(ENV_FILE, `LEADS_API_KEY=${key}\n`, { mode: 0o600 });
   process.env.LEADS_API_KEY = key;
   return "generated";

@@ -4,6 +4,7 @@ import path from "node:path";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { DOCUMENT_HEADERS } from "@/lib/openapi/docs-headers";
 import { openApiDocument } from "../helpers/openapi";
 import { EXPECTED_CODES } from "../helpers/oracle";
 import { startServer, type RunningServer } from "../helpers/server";
@@ -34,6 +35,11 @@ let page: Page;
 const consoleErrors: string[] = [];
 const requests: { url: string; headers: Promise<Record<string, string>> }[] = [];
 
+/** The Content Security Policy violations the page reported (its securitypolicyviolation events). */
+async function violations(): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
+}
+
 /** Every operation and alias the page must show: method, path and operationId, from the document itself. */
 const OPERATIONS = Object.entries<Record<string, { operationId: string }>>(openApiDocument().paths).flatMap(([p, item]) =>
   Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path: p, operationId: op.operationId })),
@@ -50,6 +56,10 @@ beforeAll(async () => {
   profile = await mkdtemp(path.join(tmpdir(), "lead-intake-chromium-"));
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
   context.on("request", (request) => requests.push({ url: request.url(), headers: request.allHeaders() }));
+  await context.addInitScript(() => {
+    const seen: string[] = ((window as unknown as { cspViolations: string[] }).cspViolations = []);
+    document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.effectiveDirective} ${e.blockedURI}`));
+  });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("console", (message) => {
     if (message.type() === "error") consoleErrors.push(message.text());
@@ -82,6 +92,40 @@ describe("/docs in Chromium", () => {
     expect(await json.json()).toEqual(openApiDocument());
     // The data operations still need it.
     expect((await fetch(`${server.baseUrl}/api/leads/sources`)).status).toBe(401);
+  });
+
+  it("sends a Content Security Policy and nosniff on the page and the document", async () => {
+    const docs = await fetch(`${server.baseUrl}/docs`);
+    const policy = docs.headers.get("content-security-policy") ?? "";
+    expect(policy.split("; ")).toEqual(
+      expect.arrayContaining(["default-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"]),
+    );
+    // Inline scripts run only with this response's nonce, and a new one each time.
+    const nonce = /script-src 'self' 'nonce-([A-Za-z0-9+/=]+)'(;|$)/.exec(policy)?.[1];
+    expect(nonce).toBeDefined();
+    expect(await docs.text()).toContain(`nonce="${nonce}"`);
+    expect((await fetch(`${server.baseUrl}/docs`)).headers.get("content-security-policy")).not.toContain(nonce);
+    expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
+    const json = await fetch(`${server.baseUrl}/openapi.json`);
+    expect(json.headers.get("content-security-policy")).toBe(DOCUMENT_HEADERS["Content-Security-Policy"]);
+    expect(json.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("enforces the policy in the browser: the page rendered with no violation, and an injected inline script does not run", async () => {
+    expect(await page.locator(".opblock").count()).toBe(OPERATIONS.length);
+    expect(await violations()).toEqual([]);
+    const ran = await page.evaluate(async () => {
+      const script = document.createElement("script");
+      script.textContent = "window.injectedScriptRan = true";
+      document.body.append(script);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return (window as unknown as { injectedScriptRan?: boolean }).injectedScriptRan === true;
+    });
+    expect(ran).toBe(false);
+    expect(await violations()).toEqual(["script-src-elem inline"]);
+    // The browser reports the blocked script on the console too; nothing else may be there.
+    expect(consoleErrors.filter((e) => !/Content Security Policy/.test(e))).toEqual([]);
+    consoleErrors.splice(0);
   });
 
   it("renders the document's title and version with no console errors", async () => {

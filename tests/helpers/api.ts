@@ -7,9 +7,10 @@ import * as agents from "@/app/api/leads/agents/route";
 import * as leads from "@/app/api/leads/route";
 import * as sources from "@/app/api/leads/sources/route";
 import * as sourcesAlias from "@/app/api/sources/route";
+import { TEST_KEY } from "./key";
 import { assertContract } from "./openapi";
 
-export const TEST_KEY = "test-key-0123456789";
+export { TEST_KEY } from "./key";
 
 type RouteModule = Record<string, (request: Request) => Promise<Response>>;
 

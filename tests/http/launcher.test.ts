@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
+import { MIN_KEY_LENGTH } from "@/lib/runtime/api-key.mjs";
 import { embeddedUrl, runningPostmaster } from "@/lib/runtime/embedded-postgres.mjs";
 import { authorised, sendRaw } from "../helpers/hostile";
 import { makeClone, startLauncher, type Clone, type Launcher } from "../helpers/clone";
@@ -150,6 +151,7 @@ describe("the launcher's messages", () => {
     expect(after).toContain("API key: a new key was generated into .env.local; read it with: KEY=$(sed -n 's/^LEADS_API_KEY=//p' .env.local)");
     const key = /^LEADS_API_KEY=(.+)$/m.exec(readFileSync(path.join(clone.dir, ".env.local"), "utf8"))![1];
     expect(output).not.toContain(key);
+    expect(statSync(path.join(clone.dir, ".env.local")).mode & 0o777).toBe(0o600);
     const listed = await sendRaw(authorised("GET", "/api/leads/sources", undefined, key), launcher.baseUrl);
     expect(listed.status).toBe(200);
   }, 60_000);
@@ -169,6 +171,27 @@ describe("the launcher's messages", () => {
     expect(other.status).toBe(1);
     expect(other.output.trim()).toBe(`Port ${first.port} is already in use (another server, perhaps an earlier npm start); stop it, or set PORT to a free port`);
   }, 60_000);
+
+  it("makes an existing .env.local private (0600) and refuses its key when it is too short, in one sentence", () => {
+    const file = path.join(clone.dir, ".env.local");
+    writeFileSync(file, "LEADS_API_KEY=short-key-0123\n", { mode: 0o644 });
+    const refused = runInClone(["lib/runtime/start.mjs", "--no-build"], { LEADS_API_KEY: undefined, DATABASE_URL: "postgresql://unused@127.0.0.1:1/unused" });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(refused.status).toBe(1);
+    expect(refused.output.trim()).toBe(
+      `LEADS_API_KEY is 14 characters long, under the minimum of ${MIN_KEY_LENGTH}; set a longer random key (for example from: openssl rand -base64 32) and start again`,
+    );
+  });
+
+  it.each([
+    { LEADS_API_KEY: "k".repeat(MIN_KEY_LENGTH - 1) },
+    { LEADS_API_KEY: "k".repeat(MIN_KEY_LENGTH), LEADS_API_KEY_PREVIOUS: "old-short-key" },
+  ])("refuses a key under the minimum length from the environment before starting anything: %j", (keys) => {
+    const refused = runInClone(["lib/runtime/start.mjs", "--no-build"], { ...keys, DATABASE_URL: "postgresql://unused@127.0.0.1:1/unused" });
+    expect(refused.status).toBe(1);
+    expect(refused.output.trim()).toMatch(new RegExp(`^LEADS_API_KEY(_PREVIOUS)? is \\d+ characters long, under the minimum of ${MIN_KEY_LENGTH}; [^\n]+ and start again$`));
+    expect(refused.output).not.toContain(keys.LEADS_API_KEY_PREVIOUS ?? keys.LEADS_API_KEY);
+  });
 
   it("db:seed finds the running server's database whatever its EMBEDDED_PG_PORT", async () => {
     await launch();

@@ -14,7 +14,7 @@ import { startServer, type RunningServer } from "../helpers/server";
  * rotation, closed connections after 401 and 413, and pool-wait failures logged
  * with their kind.
  */
-const PREVIOUS_KEY = "previous-key-9876543210";
+const PREVIOUS_KEY = "previous-key-9876543210-9876543210-98765";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ACCESS_FIELDS = ["time", "level", "msg", "requestId", "method", "path", "status", "code", "durationMs", "key"];
 

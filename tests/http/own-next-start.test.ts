@@ -1,7 +1,9 @@
+import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
 import { readConfiguredSources } from "@/lib/leads/sources/configured";
+import { shortKeyProblem } from "@/lib/runtime/api-key.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { call } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
@@ -12,6 +14,7 @@ import { createEmptyDatabase } from "../helpers/host-install";
  * scripts/prepare-db.ts): instrumentation.ts applies the migrations and creates the
  * configured sources before the first request is served.
  */
+const NEXT = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
 let db: TestDatabase;
 let server: ProcessGroup;
 let baseUrl: string;
@@ -22,7 +25,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`;
   server = await startProcessGroup(
     process.execPath,
-    [fileURLToPath(import.meta.resolve("next/dist/bin/next")), "start", "-p", String(port)],
+    [NEXT, "start", "-p", String(port)],
     { DATABASE_URL: db.url, LEADS_ACCESS_LOG: "on" },
     // Liveness touches neither the database nor the start-up work.
     `${baseUrl}/api/health/live`,
@@ -47,4 +50,21 @@ describe("a host's own `next start` on an empty database", () => {
     expect(res.body.sources.map((s: { name: string }) => s.name).sort()).toEqual(readConfiguredSources().map((s) => s.name).sort());
     expect((await call("GET", "/api/health/ready", { baseUrl, key: null })).status).toBe(200);
   });
+});
+
+describe("a host's own `next start` with a key under the minimum length", () => {
+  it("exits 1 with the launcher's one sentence before serving or touching the database", async () => {
+    const short = { LEADS_API_KEY: "host-key-too-short" };
+    const port = await freePort();
+    const started = spawnSync(process.execPath, [NEXT, "start", "-p", String(port)], {
+      env: { ...process.env, ...short, DATABASE_URL: "postgresql://unused@127.0.0.1:1/unused" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(started.status).toBe(1);
+    const output = `${started.stdout}${started.stderr}`;
+    expect(output.split("\n")).toContain(shortKeyProblem(short));
+    expect(output).not.toContain(short.LEADS_API_KEY);
+    expect(output).not.toMatch(/^\s+at /m); // no stack trace
+  }, 90_000);
 });

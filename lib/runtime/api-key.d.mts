@@ -1,0 +1,2 @@
+export const MIN_KEY_LENGTH: number;
+export function shortKeyProblem(env?: Record<string, string | undefined>): string | undefined;
