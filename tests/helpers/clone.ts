@@ -20,8 +20,9 @@ export interface Clone {
  * packages are symbolic links to this checkout; scripts/ is copied, so that what
  * the launcher resolves from its own folder is found inside the clone. With
  * `privateParent`, the folder above the clone is mode 0700 (like /root or
- * `mktemp -d`) and the PostgreSQL binaries are copied in too: the launcher then
- * runs binaries that the postgres user cannot reach where they are.
+ * `mktemp -d`) and the PostgreSQL binaries and lib/runtime are copied in too: the
+ * launcher then resolves the binaries inside the clone (through a link it would
+ * resolve them in this checkout), where the postgres user cannot reach them.
  */
 export async function makeClone({ privateParent = false } = {}): Promise<Clone> {
   const parent = await mkdtemp(path.join(tmpdir(), "lead-intake-clone-"));
@@ -29,10 +30,16 @@ export async function makeClone({ privateParent = false } = {}): Promise<Clone> 
   const dir = path.join(parent, "lead-intake-service");
   await mkdir(dir);
   for (const entry of await readdir(ROOT)) {
-    if (!NOT_SHARED.has(entry)) await symlink(path.join(ROOT, entry), path.join(dir, entry));
+    if (!NOT_SHARED.has(entry) && !(privateParent && entry === "lib")) await symlink(path.join(ROOT, entry), path.join(dir, entry));
   }
   await cp(path.join(ROOT, "scripts"), path.join(dir, "scripts"), { recursive: true });
   if (privateParent) {
+    await mkdir(path.join(dir, "lib"));
+    for (const entry of await readdir(path.join(ROOT, "lib"))) {
+      const from = path.join(ROOT, "lib", entry);
+      if (entry === "runtime") await cp(from, path.join(dir, "lib", entry), { recursive: true });
+      else await symlink(from, path.join(dir, "lib", entry));
+    }
     const modules = path.join(dir, "node_modules");
     await mkdir(modules);
     for (const entry of await readdir(path.join(ROOT, "node_modules"))) {
