@@ -1,7 +1,8 @@
-import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { embeddedDataDir } from "@/lib/runtime/embedded-postgres.mjs";
+import { embeddedDataDir, removeEmbeddedCluster } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { TEST_KEY } from "./api";
 
@@ -81,4 +82,27 @@ export async function startLauncher(clone: Clone, env: Record<string, string | u
     { cwd: clone.dir },
   );
   return { ...group, baseUrl, port, postgresPort };
+}
+
+/**
+ * Starts and stops a throw-away cluster in the temp folder from the clone's own
+ * code, as npm test's global setup does. Prints "started <the binary the server
+ * runs>"; returns everything printed and that binary.
+ */
+export async function startClusterInClone(clone: Clone): Promise<{ output: string; binary: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-clone-pg-"));
+  const script = path.join(clone.dir, "start-cluster.mts");
+  await writeFile(
+    script,
+    `import { readlinkSync } from "node:fs";
+    import { startEmbeddedPostgres } from "./lib/runtime/embedded-postgres.mjs";
+    import { freePort } from "./scripts/process-group.ts";
+    const server = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: await freePort(), database: "t", persistent: false });
+    console.log("started " + readlinkSync("/proc/" + server.pid + "/exe"));
+    await server.stop();`,
+  );
+  const run = spawnSync(process.execPath, ["node_modules/.bin/tsx", script], { cwd: clone.dir, encoding: "utf8", timeout: 120_000 });
+  removeEmbeddedCluster(dir);
+  const output = `${run.stdout}${run.stderr}`.trim();
+  return { output, binary: /^started (.+)$/m.exec(output)?.[1] ?? "" };
 }

@@ -4,7 +4,7 @@ import { chmod, chown, lchown, mkdir, mkdtemp, rm, symlink, writeFile } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeClone, type Clone } from "../helpers/clone";
+import { makeClone, startClusterInClone, type Clone } from "../helpers/clone";
 
 /**
  * Root running a clone the postgres user cannot enter runs a copy of the
@@ -53,26 +53,6 @@ async function binariesThatMark(owner: { uid: number; gid: number }, passOn: boo
   return tree;
 }
 
-/** Starts and stops a throw-away cluster from the clone, as npm test's global setup does: what it printed, and the binary the server ran. */
-async function startInClone(): Promise<{ output: string; binary: string }> {
-  const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-binaries-pg-"));
-  const script = path.join(clone.dir, "start-cluster.mts");
-  await writeFile(
-    script,
-    `import { readlinkSync } from "node:fs";
-    import { startEmbeddedPostgres } from "./lib/runtime/embedded-postgres.mjs";
-    import { freePort } from "./scripts/process-group.ts";
-    const server = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: await freePort(), database: "t", persistent: false });
-    console.log("binary " + readlinkSync("/proc/" + server.pid + "/exe"));
-    await server.stop();`,
-  );
-  const run = spawnSync(process.execPath, ["node_modules/.bin/tsx", script], { cwd: clone.dir, encoding: "utf8", timeout: 120_000 });
-  await rm(dir, { recursive: true, force: true });
-  await rm(`${dir}.password`, { force: true });
-  const output = `${run.stdout}${run.stderr}`.trim();
-  return { output, binary: /^binary (.+)$/m.exec(output)?.[1] ?? "" };
-}
-
 /** Every folder from / down to `file` is root's alone, with no link on the way: no other user can change what runs. */
 function rootOnlyPath(file: string): boolean {
   for (let at = path.dirname(file); ; at = path.dirname(at)) {
@@ -90,8 +70,8 @@ describe.runIf(asRoot)("root's copy of the PostgreSQL binaries, with the temp fo
     const tree = await binariesThatMark({ uid: 0, gid: 0 }, true);
     await symlink(tree, planted);
     await lchown(planted, nobody.uid, nobody.gid);
-    const { output, binary } = await startInClone();
-    expect(output).toMatch(/^binary \//);
+    const { output, binary } = await startClusterInClone(clone);
+    expect(output).toBe(`started ${binary}`);
     expect(existsSync(marker())).toBe(false);
     expect(binary.startsWith(planted)).toBe(false);
     expect(rootOnlyPath(binary)).toBe(true);
@@ -103,8 +83,8 @@ describe.runIf(asRoot)("root's copy of the PostgreSQL binaries, with the temp fo
     await mkdir(planted, { mode: 0o777 });
     await chown(planted, nobody.uid, nobody.gid);
     spawnSync("cp", ["-a", path.join(tree, "bin"), planted]);
-    const { output, binary } = await startInClone();
-    expect(output).toMatch(/^binary \//);
+    const { output, binary } = await startClusterInClone(clone);
+    expect(output).toBe(`started ${binary}`);
     expect(existsSync(marker())).toBe(false);
     expect(rootOnlyPath(binary)).toBe(true);
   }, 120_000);
