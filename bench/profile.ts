@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
+import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { heapArgs } from "@/lib/runtime/next-server-heap.mjs";
 import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { withCpu } from "./cpu";
@@ -59,7 +59,8 @@ async function profileServer(name: "service" | "floor"): Promise<void> {
     }
   } finally {
     await database.stop();
-    await Promise.all([dir, dataDir].map((d) => rm(d, { recursive: true, force: true })));
+    await rm(dir, { recursive: true, force: true });
+    removeEmbeddedCluster(dataDir);
   }
 }
 

@@ -5,12 +5,12 @@
 // bench/results/latest.{json,md,svg} and a dated copy of the JSON.
 // One module per job: servers.ts, load.ts, cpu.ts, data.ts, post.ts, list.ts, report.ts.
 // A further measurement is one module with one call below, its figures one field of the result.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { migrate } from "@/lib/db/migrate";
-import { startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
+import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
 import { serverRssMb } from "./cpu";
 import { seedSourcesAndUsers } from "./data";
@@ -53,7 +53,7 @@ async function main() {
   } finally {
     await pool.end();
     await database.stop();
-    await rm(dir, { recursive: true, force: true });
+    removeEmbeddedCluster(dir);
   }
 }
 

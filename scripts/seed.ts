@@ -20,7 +20,7 @@ async function targetDatabase(): Promise<{ url: string; stop: () => Promise<void
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
   const dir = embeddedDataDir();
   const running = runningPostmaster(dir);
-  if (running) return { url: embeddedUrl(running.port, DATABASE), stop: async () => {} };
+  if (running) return { url: embeddedUrl(dir, running.port, DATABASE), stop: async () => {} };
   const server = await startEmbeddedPostgres({ dir, port: Number(process.env.EMBEDDED_PG_PORT ?? 54329), database: DATABASE });
   return { url: server.url, stop: () => server.stop() };
 }

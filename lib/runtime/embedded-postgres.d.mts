@@ -1,3 +1,5 @@
+export { embeddedDataDir, shownPath, StartupError } from "./postgres-user.mjs";
+
 export interface EmbeddedPostgresServer {
   /** URL of the database asked for. */
   url: string;
@@ -10,8 +12,6 @@ export interface EmbeddedPostgresServer {
   stop(): Promise<void>;
 }
 
-export class StartupError extends Error {}
-
 export function startEmbeddedPostgres(options: {
   dir: string;
   port: number;
@@ -23,10 +23,13 @@ export function runningPostmaster(dir: string): { pid: number; port: number } | 
 
 export function stopPostmaster(pid: number, timeoutMs?: number): Promise<void>;
 
-export function embeddedDataDir(clone?: string): string;
-
 export function portFree(port: number, host?: string): Promise<boolean>;
 
-export function embeddedUrl(port: number, database: string): string;
+/** URL of `database` in the embedded cluster in `dir` on `port`, with the password filed beside `dir`. */
+export function embeddedUrl(dir: string, port: number, database: string): string;
 
-export function shownPath(dir: string): string;
+/** Where the password of the embedded cluster in `dir` is kept (mode 0600). */
+export function passwordFile(dir: string): string;
+
+/** Removes the embedded cluster in `dir`: its data folder and its password file. */
+export function removeEmbeddedCluster(dir: string): void;

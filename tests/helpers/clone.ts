@@ -1,7 +1,8 @@
-import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { embeddedDataDir } from "@/lib/runtime/embedded-postgres.mjs";
+import { embeddedDataDir, removeEmbeddedCluster } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { TEST_KEY } from "./api";
 
@@ -20,8 +21,9 @@ export interface Clone {
  * packages are symbolic links to this checkout; scripts/ is copied, so that what
  * the launcher resolves from its own folder is found inside the clone. With
  * `privateParent`, the folder above the clone is mode 0700 (like /root or
- * `mktemp -d`) and the PostgreSQL binaries are copied in too: the launcher then
- * runs binaries that the postgres user cannot reach where they are.
+ * `mktemp -d`) and the PostgreSQL binaries and lib/runtime are copied in too: the
+ * launcher then resolves the binaries inside the clone (through a link it would
+ * resolve them in this checkout), where the postgres user cannot reach them.
  */
 export async function makeClone({ privateParent = false } = {}): Promise<Clone> {
   const parent = await mkdtemp(path.join(tmpdir(), "lead-intake-clone-"));
@@ -29,10 +31,16 @@ export async function makeClone({ privateParent = false } = {}): Promise<Clone> 
   const dir = path.join(parent, "lead-intake-service");
   await mkdir(dir);
   for (const entry of await readdir(ROOT)) {
-    if (!NOT_SHARED.has(entry)) await symlink(path.join(ROOT, entry), path.join(dir, entry));
+    if (!NOT_SHARED.has(entry) && !(privateParent && entry === "lib")) await symlink(path.join(ROOT, entry), path.join(dir, entry));
   }
   await cp(path.join(ROOT, "scripts"), path.join(dir, "scripts"), { recursive: true });
   if (privateParent) {
+    await mkdir(path.join(dir, "lib"));
+    for (const entry of await readdir(path.join(ROOT, "lib"))) {
+      const from = path.join(ROOT, "lib", entry);
+      if (entry === "runtime") await cp(from, path.join(dir, "lib", entry), { recursive: true });
+      else await symlink(from, path.join(dir, "lib", entry));
+    }
     const modules = path.join(dir, "node_modules");
     await mkdir(modules);
     for (const entry of await readdir(path.join(ROOT, "node_modules"))) {
@@ -74,4 +82,27 @@ export async function startLauncher(clone: Clone, env: Record<string, string | u
     { cwd: clone.dir },
   );
   return { ...group, baseUrl, port, postgresPort };
+}
+
+/**
+ * Starts and stops a throw-away cluster in the temp folder from the clone's own
+ * code, as npm test's global setup does. Prints "started <the binary the server
+ * runs>"; returns everything printed and that binary.
+ */
+export async function startClusterInClone(clone: Clone): Promise<{ output: string; binary: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-clone-pg-"));
+  const script = path.join(clone.dir, "start-cluster.mts");
+  await writeFile(
+    script,
+    `import { readlinkSync } from "node:fs";
+    import { startEmbeddedPostgres } from "./lib/runtime/embedded-postgres.mjs";
+    import { freePort } from "./scripts/process-group.ts";
+    const server = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: await freePort(), database: "t", persistent: false });
+    console.log("started " + readlinkSync("/proc/" + server.pid + "/exe"));
+    await server.stop();`,
+  );
+  const run = spawnSync(process.execPath, ["node_modules/.bin/tsx", script], { cwd: clone.dir, encoding: "utf8", timeout: 120_000 });
+  removeEmbeddedCluster(dir);
+  const output = `${run.stdout}${run.stderr}`.trim();
+  return { output, binary: /^started (.+)$/m.exec(output)?.[1] ?? "" };
 }

@@ -1,8 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { migrate } from "@/lib/db/migrate";
-import { embeddedUrl, startEmbeddedPostgres, type EmbeddedPostgresServer } from "@/lib/runtime/embedded-postgres.mjs";
+import { embeddedUrl, removeEmbeddedCluster, startEmbeddedPostgres, type EmbeddedPostgresServer } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
 
 /**
@@ -27,7 +27,7 @@ export class OwnCluster {
   }
 
   get url(): string {
-    return embeddedUrl(this.port, this.database);
+    return embeddedUrl(this.dir, this.port, this.database);
   }
 
   /** Starts it on its data folder; after a kill -9 the old backends may need a moment to go. */
@@ -50,6 +50,6 @@ export class OwnCluster {
 
   async remove(): Promise<void> {
     await this.stop();
-    await rm(this.dir, { recursive: true, force: true });
+    removeEmbeddedCluster(this.dir);
   }
 }

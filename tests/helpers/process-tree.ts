@@ -7,21 +7,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
  * not the launcher or npx in front of it.
  */
 export function listeningPid(port: number): number | null {
-  const inodes = new Set<string>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text: string;
-    try {
-      text = readFileSync(table, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length < 10) continue;
-      const localPort = parseInt(cols[1].split(":")[1], 16);
-      if (localPort === port && cols[3] === "0A") inodes.add(cols[9]);
-    }
-  }
+  const inodes = new Set(listeningSockets(port).map((socket) => socket.inode));
   if (!inodes.size) return null;
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -88,4 +74,24 @@ export function childrenOf(parent: number): number[] {
     }
   }
   return children;
+}
+
+/** The TCP sockets listening on `port`, from /proc/net/tcp{,6}: each one's local address (kernel hex) and inode. */
+export function listeningSockets(port: number): { address: string; inode: string }[] {
+  const sockets: { address: string; inode: string }[] = [];
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 10) continue;
+      const [address, localPort] = cols[1].split(":");
+      if (parseInt(localPort, 16) === port && cols[3] === "0A") sockets.push({ address, inode: cols[9] });
+    }
+  }
+  return sockets;
 }

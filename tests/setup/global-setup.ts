@@ -1,9 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrate } from "@/lib/db/migrate";
-import { startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
+import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
 
 declare module "vitest" {
@@ -26,6 +26,6 @@ export default async function setup(project: TestProject) {
   project.provide("templateDatabase", TEMPLATE);
   return async () => {
     await server.stop();
-    await rm(dir, { recursive: true, force: true });
+    removeEmbeddedCluster(dir);
   };
 }

@@ -1,0 +1,68 @@
+// The embedded cluster's superuser password: random per cluster (32 bytes), kept in
+// <data folder>.password beside the data folder, mode 0600, owned by the user who
+// runs the launcher. Every reader of the embedded URL (launcher, seed, tests, bench)
+// gets it through embeddedUrl, which reads it here.
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, fchownSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { shownPath, StartupError } from "./postgres-user.mjs";
+
+/** The password file of the cluster whose data folder is `dir`: beside it, not in it (the postgres user owns that). */
+export function passwordFile(dir) {
+  return `${path.resolve(dir)}.password`;
+}
+
+export function newPassword() {
+  return randomBytes(32).toString("base64url");
+}
+
+/**
+ * The password of the cluster in `dir`, or null when it has none on file. Read
+ * without following a link, and only from a regular file of this user that no one
+ * else can read: anything else is refused in one sentence.
+ */
+export function readPassword(dir) {
+  const file = passwordFile(dir);
+  let fd;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (error.code === "ENOENT") return null;
+    throw untrusted(file, error.code);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.uid !== process.getuid() || (stat.mode & 0o077) !== 0) throw untrusted(file, `mode ${(stat.mode & 0o777).toString(8)}, uid ${stat.uid}`);
+    return readFileSync(fd, "utf8").trim();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function untrusted(file, why) {
+  return new StartupError(
+    `${shownPath(file)} is not a private file of this user (${why}); remove it and start again, and the embedded database gets a new password`,
+  );
+}
+
+/**
+ * Writes `text` to `file` as a new file created with mode 0600 (O_EXCL: never
+ * through a planted link, never readable by others for a moment), owned by
+ * `owner` when given, then renamed over `file`: readers see the old or the whole new one.
+ */
+export function writePrivateFile(file, text, owner) {
+  const partial = `${file}.${randomBytes(4).toString("hex")}`;
+  const fd = openSync(partial, "wx", 0o600);
+  try {
+    if (owner?.uid !== undefined) fchownSync(fd, owner.uid, owner.gid);
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(partial, file);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
+}
