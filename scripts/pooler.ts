@@ -31,7 +31,9 @@ export interface PgBouncer {
   /** `upstream` (a postgresql:// URL) with its host and port replaced by PgBouncer's. */
   url(upstream: string): string;
   group: ProcessGroup;
-  /** Starts it again on the same port and settings (after a kill -9). */
+  /** kill -9, as a crash would, and waits until it is gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and settings (after kill). */
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -80,8 +82,11 @@ export async function startPgBouncer(upstream: string, { maxPreparedStatements =
       return url.toString();
     },
     group: await start(),
+    async kill() {
+      process.kill(pooler.group.pid, "SIGKILL");
+      await pooler.group.exited;
+    },
     async restart() {
-      await pooler.group.stop();
       pooler.group = await start();
     },
     async stop() {
