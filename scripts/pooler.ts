@@ -120,6 +120,8 @@ export async function startLoadBalancer(backends: string[], { httpRequestTimeout
     "  timeout client 60s",
     "  timeout server 60s",
     `  timeout http-request ${httpRequestTimeoutMs}ms`,
+    // The body too, not only the headers, must arrive within that timeout (bodies here are at most 1 MiB).
+    "  option http-buffer-request",
     // A connection refused by a killed server is tried on another (nothing was sent yet).
     "  retries 3",
     "  option redispatch",

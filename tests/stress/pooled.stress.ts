@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabaseClient, type StatementMode } from "@/lib/db/connect";
 import { readMigrations } from "@/lib/db/migrate";
 import { readConfiguredSources } from "@/lib/leads/sources";
-import { startNextServer, type NextServer, type NextShape } from "@/scripts/next-server";
+import { startNextServer, waitUntilReady, type NextServer, type NextShape } from "@/scripts/next-server";
 import { pgbouncerTracksPreparedStatements, pgbouncerVersion, POOLER_POOL_SIZE, startLoadBalancer, startPgBouncer, type LoadBalancer, type PgBouncer } from "@/scripts/pooler";
 import { TEST_KEY } from "../helpers/api";
 import { expectCrashInvariant, postUnderLoad } from "../helpers/crash-invariant";
@@ -23,7 +23,6 @@ import { scaleOutSuite } from "../helpers/scale-out-suite";
 const SHAPES: NextShape[] = ["next-start", "next-start", "standalone"];
 const STATEMENTS: StatementMode = pgbouncerTracksPreparedStatements() ? "named" : "unnamed";
 const PHASE_MS = 4_000;
-const READY_WAIT_MS = 60_000;
 
 let db: TestDatabase;
 let bouncer: PgBouncer;
@@ -33,25 +32,14 @@ let balancer: LoadBalancer;
 const env = () => ({ DATABASE_URL: pooledUrl, DATABASE_STATEMENTS: STATEMENTS, LEADS_API_KEY: TEST_KEY, LEADS_ACCESS_LOG: "on" });
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Until `url` answers 200, within READY_WAIT_MS. */
-async function untilReady(url: string): Promise<void> {
-  const deadline = Date.now() + READY_WAIT_MS;
-  for (;;) {
-    const status = await fetch(url, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status, () => 0);
-    if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${url} still answers ${status} after ${READY_WAIT_MS / 1000} s`);
-    await wait(250);
-  }
-}
-
 beforeAll(async () => {
   db = await createEmptyDatabase();
   bouncer = await startPgBouncer(db.url, STATEMENTS === "named" ? { maxPreparedStatements: 200 } : {});
   pooledUrl = bouncer.url(db.url);
   servers = await Promise.all(SHAPES.map((shape) => startNextServer({ shape, preload: true, env: env() })));
   balancer = await startLoadBalancer(servers.map((s) => s.baseUrl));
-  await Promise.all(servers.map((s) => untilReady(`${s.baseUrl}/api/health/ready`)));
-  await untilReady(`${balancer.url}/api/health/ready`);
+  await Promise.all(servers.map((s) => waitUntilReady(s.baseUrl)));
+  await waitUntilReady(balancer.url);
   console.log(`pooled: PgBouncer ${pgbouncerVersion().join(".")}, ${STATEMENTS} statements, ${POOLER_POOL_SIZE} server connections`);
 }, 240_000);
 
@@ -102,7 +90,7 @@ describe("kill -9 of one server process and of PgBouncer under POST load through
 
     // A supervisor starts the killed process again, at the address HAProxy knows.
     servers[0] = await startNextServer({ shape: SHAPES[0], preload: true, env: env(), port: killed.port });
-    await untilReady(`${servers[0].baseUrl}/api/health/ready`);
+    await waitUntilReady(servers[0].baseUrl);
     await wait(PHASE_MS);
     const sent = await load.stop();
 
