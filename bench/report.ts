@@ -6,6 +6,7 @@ import path from "node:path";
 import { renderChart } from "./chart";
 import type { ListFigures, ReadFigures } from "./list";
 import { round2 } from "./load";
+import type { PooledFigures } from "./pooled";
 import type { PostCpu, PostFigures } from "./post";
 import type { SourcesScaleFigures } from "./sources-scale";
 
@@ -22,6 +23,7 @@ export interface ImportFigures {
 export interface Measurements {
   post: Record<string, PostFigures>;
   cpuMsPerRequest: Record<string, PostCpu>;
+  pooled: PooledFigures;
   list: Record<string, ListFigures>;
   reads: ReadFigures;
   import: ImportFigures | null;
@@ -59,6 +61,7 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       listP50At1mOver10k: round2(m.list[1_000_000].p50Ms / m.list[10_000].p50Ms),
       listFilteredP50At1mOver10k: round2(m.list[1_000_000].filteredP50Ms / m.list[10_000].filteredP50Ms),
       importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
+      postPooledThreeOverOneAt64: round2(m.pooled.pooledRps / m.pooled.directRps),
     },
     durationSeconds: Math.round((Date.now() - startedAt) / 1000),
   };
@@ -117,6 +120,10 @@ function toMarkdown(r: BenchResult): string {
           "",
         ]
       : []),
+    `POST at ${r.pooled.connections} connections, ${r.pooled.processes} processes behind HAProxy on PgBouncer ${r.pooled.pgbouncer} ` +
+      `(transaction mode, ${r.pooled.poolerServerConnections} server connections, ${r.pooled.statements} statements): ${r.pooled.pooledRps} req/s, ` +
+      `p99 ${r.pooled.pooledP99Ms} ms; one process direct, taken in turn: ${r.pooled.directRps} req/s, p99 ${r.pooled.directP99Ms} ms.`,
+    "",
     "| CPU ms per POST at 16 connections | server process | PostgreSQL | whole machine |",
     "|---|---|---|---|",
     ...Object.entries(r.cpuMsPerRequest[16]).map(([name, c]) => `| ${SERVER_NAMES[name as keyof PostCpu]} | ${c.server} | ${c.database} | ${c.machine} |`),
@@ -129,6 +136,7 @@ function toMarkdown(r: BenchResult): string {
     `| POST service / floor over that ceiling | ${r.ratios.postServiceOverCeilingAt16} | >= 0.85 |`,
     `| Server CPU per POST, service / floor, at 16 connections | ${r.ratios.postServerCpuOverFloorAt16} | <= 1.4 |`,
     `| Server CPU per POST, floor + statement / floor, at 16 connections | ${r.ratios.postFloorWithStatementServerCpuOverFloorAt16} | |`,
+    `| POST three processes through HAProxy + PgBouncer / one direct, at 64 connections | ${r.ratios.postPooledThreeOverOneAt64} | >= 0.8 |`,
     `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,
     `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
     ...(r.ratios.importOverPost === null ? [] : [`| Importer rows/s over POST req/s | ${r.ratios.importOverPost} | |`]),

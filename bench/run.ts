@@ -17,6 +17,7 @@ import { seedSourcesAndUsers } from "./data";
 import { benchImport } from "./import";
 import { measureList, measureReads } from "./list";
 import { KEY } from "./load";
+import { measurePooled } from "./pooled";
 import { measurePost, warmPost } from "./post";
 import { toResult, writeResult } from "./report";
 import { buildServers, startServers, stopServers } from "./servers";
@@ -38,6 +39,8 @@ async function main() {
       const rssStart = serverRssMb(servers.service.group);
       await warmPost(servers);
       const { post, cpu } = await measurePost(servers, pool, dir);
+      console.log("POST at 64 connections: three processes behind HAProxy on PgBouncer beside the one direct...");
+      const pooled = await measurePooled(servers.service, database.url);
       const list = await measureList(servers.service.url, pool);
       const reads = await measureReads(servers.service.url);
       const rssEnd = serverRssMb(servers.service.group);
@@ -45,7 +48,7 @@ async function main() {
       const sourcesScale = await measureSourcesScale(pool, servers.service.url, KEY);
       console.log("The importer on 5,000 rows beside raw POST at its concurrency...");
       const imported = await benchImport(servers.service.url, KEY);
-      const measurements = { post, cpuMsPerRequest: cpu, list, reads, import: imported, sourcesScale, rssMb: { start: rssStart, end: rssEnd } };
+      const measurements = { post, cpuMsPerRequest: cpu, pooled, list, reads, import: imported, sourcesScale, rssMb: { start: rssStart, end: rssEnd } };
       await writeResult(toResult(measurements, startedAt));
     } finally {
       await stopServers(servers);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -30,7 +30,11 @@ export interface ProcessGroup {
  */
 const OUTPUT_LIMIT = 64 * 1024 * 1024;
 
-/** Starts a server in its own process group and waits until `readyUrl` answers at all. */
+/**
+ * Starts a server in its own process group and waits until `readyUrl` answers at all: an HTTP
+ * URL, or tcp://HOST:PORT for a server that speaks something else (PgBouncer), which is ready
+ * once it accepts a connection.
+ */
 export async function startProcessGroup(
   command: string,
   args: string[],
@@ -71,13 +75,22 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${url}: server exited with ${child.exitCode}`);
     try {
-      await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      await (url.startsWith("tcp://") ? accepts(new URL(url)) : fetch(url, { signal: AbortSignal.timeout(2_000) }));
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
   throw new Error(`${url}: no answer within 60 s`);
+}
+
+function accepts({ hostname, port }: URL): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), timeout: 2_000 });
+    socket.once("connect", () => socket.end(resolve));
+    socket.once("timeout", () => socket.destroy(new Error("connect timeout")));
+    socket.once("error", reject);
+  });
 }
 
 function stop(child: ChildProcess): Promise<void> {

@@ -26,12 +26,31 @@ const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1_000;
 export const DEFAULT_POOL_SIZE = 10;
 
 /**
+ * How statements are sent (DATABASE_STATEMENTS). `named`: prepared once per connection
+ * and reused, for a direct connection or a pooler that tracks prepared statements
+ * (PgBouncer >= 1.21 with max_prepared_statements > 0). `unnamed`: parsed and planned on
+ * every call, for a transaction pooler that does not (Debian 12's PgBouncer 1.18), where a
+ * name prepared on one server connection is unknown on the next (docs/host-guide.md,
+ * "Connection poolers").
+ */
+export const STATEMENT_MODES = ["named", "unnamed"] as const;
+export type StatementMode = (typeof STATEMENT_MODES)[number];
+
+/** DATABASE_STATEMENTS, `named` when unset; any other value stops the start with a sentence saying so. */
+export function statementModeOf(value = process.env.DATABASE_STATEMENTS): StatementMode {
+  if (value === undefined || value === "") return "named";
+  if ((STATEMENT_MODES as readonly string[]).includes(value)) return value as StatementMode;
+  throw new Error(`DATABASE_STATEMENTS must be ${STATEMENT_MODES.join(" or ")}`);
+}
+
+/**
  * The one way this project opens the service's database: the server process
  * (lib/db/prisma.ts), the scripts and the tests. Pool limits and timeouts as above;
- * named prepared statements that recover from host DDL (lib/db/statements.ts).
+ * named prepared statements that recover from host DDL (lib/db/statements.ts), or
+ * unnamed ones (see StatementMode).
  */
-export function createDatabaseClient(connectionString: string, poolSize = DEFAULT_POOL_SIZE): Db {
-  const names = new StatementNames();
+export function createDatabaseClient(connectionString: string, poolSize = DEFAULT_POOL_SIZE, statements = statementModeOf()): Db {
+  const names = statements === "named" ? new StatementNames() : undefined;
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
@@ -42,9 +61,10 @@ export function createDatabaseClient(connectionString: string, poolSize = DEFAUL
   });
   // The pool is made here so that the creation statement can go straight to it (lib/db/prepared.ts);
   // the adapter ends it on $disconnect and keeps an idle connection's error from crashing the server.
-  const adapter = new PrismaPg(pool, { statementNameGenerator: names.nameOf, disposeExternalPool: true });
+  const adapter = new PrismaPg(pool, { statementNameGenerator: names?.nameOf, disposeExternalPool: true });
   const client = new PrismaClient({
-    adapter: recoveringPlanChanges(adapter, names),
+    // Unnamed statements are planned on every call, so host DDL cannot leave a stale plan behind.
+    adapter: names ? recoveringPlanChanges(adapter, names) : adapter,
     // Prisma's defaults (2 s to start, 5 s to finish) made reads fail sooner than writes under
     // the same load or host lock; with these, the pool and the statement timeout decide for both.
     transactionOptions: { maxWait: POOL_WAIT_MS + 1_000, timeout: QUERY_TIMEOUT_MS + 1_000 },

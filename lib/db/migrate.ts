@@ -7,7 +7,7 @@ import pg from "pg";
  * Applies prisma/migrations/<name>/migration.sql in name order and records each
  * in _prisma_migrations exactly as `prisma migrate deploy` does, so either tool
  * can take over from the other. Serialised across processes by Prisma's own
- * advisory lock id.
+ * advisory lock id, taken per transaction (see migrate).
  */
 const PRISMA_MIGRATE_LOCK = 72707369;
 
@@ -41,60 +41,75 @@ export async function readMigrations(): Promise<Migration[]> {
   );
 }
 
-/** Returns the names of the migrations it applied. */
+/**
+ * Returns the names of the migrations it applied. Each migration is one transaction that
+ * first takes the lock with pg_advisory_xact_lock, then reads what is applied: a
+ * transaction-level lock is released by COMMIT or ROLLBACK on the connection that took
+ * it, which a transaction pooler keeps for the whole transaction. A session lock
+ * (pg_advisory_lock) through PgBouncer in transaction mode stays on whichever server
+ * connection ran it, so its unlock can miss it and another process can be handed that
+ * connection and take the lock again. It still conflicts with Prisma's session lock on
+ * the same id, so `prisma migrate deploy` and this runner exclude each other.
+ */
 export async function migrate(connectionString: string): Promise<string[]> {
   const migrations = await readMigrations();
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
-    await client.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK]);
-    // Only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when the table
-    // exists, and a runtime role that may only read and write data must start on an up-to-date database.
-    const { rows: found } = await client.query<{ exists: boolean }>(
-      `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
-    );
-    if (!found[0].exists) await client.query(CREATE_MIGRATIONS_TABLE);
-    const { rows } = await client.query<{ migration_name: string; checksum: string }>(
-      `SELECT migration_name, checksum FROM "_prisma_migrations"
-       WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
-    );
-    const applied = new Map(rows.map((r) => [r.migration_name, r.checksum]));
     const done: string[] = [];
-    for (const migration of migrations) {
-      const checksum = applied.get(migration.name);
-      if (checksum !== undefined) {
-        if (checksum !== migration.checksum) {
-          throw new Error(`Migration ${migration.name} was changed after it was applied`);
-        }
-        continue;
-      }
-      await apply(client, migration);
-      done.push(migration.name);
+    for (;;) {
+      const applied = await inTransaction(client, () => applyNext(client, migrations));
+      if (applied === null) return done;
+      done.push(applied);
     }
-    return done;
   } finally {
-    await client.query("SELECT pg_advisory_unlock($1)", [PRISMA_MIGRATE_LOCK]).catch(() => {});
     await client.end();
   }
 }
 
-async function apply(client: pg.Client, migration: Migration): Promise<void> {
-  const id = randomUUID();
+/** Under the lock: checks what is applied, then applies the first pending migration; null when none is. */
+async function applyNext(client: pg.Client, migrations: Migration[]): Promise<string | null> {
+  await client.query("SELECT pg_advisory_xact_lock($1)", [PRISMA_MIGRATE_LOCK]);
+  // Only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when the table
+  // exists, and a runtime role that may only read and write data must start on an up-to-date database.
+  const { rows: found } = await client.query<{ exists: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`);
+  if (!found[0].exists) await client.query(CREATE_MIGRATIONS_TABLE);
+  const { rows } = await client.query<{ migration_name: string; checksum: string }>(
+    `SELECT migration_name, checksum FROM "_prisma_migrations"
+     WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+  );
+  const applied = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+  for (const migration of migrations) {
+    const checksum = applied.get(migration.name);
+    if (checksum === undefined) {
+      await apply(client, migration);
+      return migration.name;
+    }
+    if (checksum !== migration.checksum) throw new Error(`Migration ${migration.name} was changed after it was applied`);
+  }
+  return null;
+}
+
+async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
   await client.query("BEGIN");
   try {
-    await client.query(
-      `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count)
-       VALUES ($1, $2, $3, now(), 0)`,
-      [id, migration.checksum, migration.name],
-    );
-    await client.query(migration.sql);
-    await client.query(
-      `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
-      [id],
-    );
+    const result = await work();
     await client.query("COMMIT");
+    return result;
   } catch (error) {
-    await client.query("ROLLBACK");
+    await client.query("ROLLBACK").catch(() => {});
     throw error;
   }
+}
+
+/** Inside the caller's transaction: the migration and its record, as `prisma migrate deploy` writes it. */
+async function apply(client: pg.Client, migration: Migration): Promise<void> {
+  const id = randomUUID();
+  await client.query(
+    `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count)
+     VALUES ($1, $2, $3, now(), 0)`,
+    [id, migration.checksum, migration.name],
+  );
+  await client.query(migration.sql);
+  await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
 }

@@ -6,7 +6,8 @@ import { planChanged, type StatementNames } from "@/lib/db/statements";
 // Typed by PrismaClient, not connect.ts's Db: connect.ts imports this file.
 interface Direct {
   pool: pg.Pool;
-  names: StatementNames;
+  /** Absent when statements are unnamed (DATABASE_STATEMENTS, lib/db/connect.ts). */
+  names?: StatementNames;
 }
 
 // Kept on the client itself under a registered symbol, not in a module-level map: Next's build can give the
@@ -15,12 +16,12 @@ const DIRECT = Symbol.for("lead-intake-service.direct");
 type WithDirect = PrismaClient & { [DIRECT]?: Direct };
 
 /** The pg pool and statement names under a client's adapter (lib/db/connect.ts registers every client it makes). */
-export function sendPreparedThrough(db: PrismaClient, pool: pg.Pool, names: StatementNames): void {
+export function sendPreparedThrough(db: PrismaClient, pool: pg.Pool, names: StatementNames | undefined): void {
   Object.defineProperty(db, DIRECT, { value: { pool, names } satisfies Direct });
 }
 
 /**
- * Runs one statement as a named prepared statement directly on the pg pool under
+ * Runs one statement (named prepared, or unnamed under DATABASE_STATEMENTS=unnamed) directly on the pg pool under
  * the client, around Prisma's raw-query pipeline: for the creation statement 0.10 ms
  * of the server's CPU per call against 0.29 ms through $queryRaw (16 concurrent calls
  * in a side loop, promise hooks on as in Next). Same pool, timeouts and statement
@@ -46,6 +47,7 @@ export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Pro
 const tracer = trace.getTracer("lead-intake-service");
 
 async function send<Row>({ pool, names }: Direct, sql: Prisma.Sql): Promise<Row[]> {
+  if (!names) return (await pool.query({ text: sql.text, values: sql.values })).rows as Row[];
   const generation = names.current;
   try {
     return (await pool.query({ name: names.name(sql.text), text: sql.text, values: sql.values })).rows as Row[];

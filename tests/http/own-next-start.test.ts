@@ -1,18 +1,23 @@
 import { spawnSync } from "node:child_process";
+import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
 import { readConfiguredSources } from "@/lib/leads/sources/configured";
 import { shortKeyProblem } from "@/lib/runtime/api-key.mjs";
+import { startLoadBalancer, type LoadBalancer } from "@/scripts/pooler";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { call } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import { createEmptyDatabase } from "../helpers/host-install";
+import { sendRaw } from "../helpers/raw-http";
 
 /**
- * A host that runs `next start` itself, without the launcher (and so without
- * scripts/prepare-db.ts): instrumentation.ts applies the migrations and creates the
- * configured sources before the first request is served.
+ * A host that runs plain `next start` itself, without the launcher (and so without
+ * scripts/prepare-db.ts) and without the preload (lib/runtime/next-server-preload.mjs),
+ * as on a platform that takes no `node --import`: instrumentation.ts applies the
+ * migrations and creates the configured sources before the first request is served;
+ * what the preload would bound, the reverse proxy bounds (docs/host-guide.md, "Deployment shapes").
  */
 const NEXT = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
 let db: TestDatabase;
@@ -67,4 +72,37 @@ describe("a host's own `next start` with a key under the minimum length", () => 
     expect(output).not.toContain(short.LEADS_API_KEY);
     expect(output).not.toMatch(/^\s+at /m); // no stack trace
   }, 90_000);
+});
+
+describe("a host's own `next start` without the preload", () => {
+  let proxy: LoadBalancer;
+  /** Short here so that the test waits little; scripts/pooler.ts uses the preload's 30 s by default. */
+  const PROXY_REQUEST_TIMEOUT_MS = 2_000;
+  beforeAll(async () => {
+    proxy = await startLoadBalancer([baseUrl], { httpRequestTimeoutMs: PROXY_REQUEST_TIMEOUT_MS });
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+  });
+
+  it("answers a method Next refuses before any route with Next's own empty 400, not the service's JSON 405", async () => {
+    const answer = await sendRaw(new URL("/api/leads", baseUrl), "PROPFIND");
+    expect({ status: answer.status, text: answer.text }).toEqual({ status: 400, text: "" });
+  });
+
+  it("leaves a slow request to the proxy: HAProxy's timeout http-request answers 408 for a body that stops coming", async () => {
+    const { hostname, port } = new URL(proxy.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: hostname, port: Number(port) }, () => {
+        // Headers announce 100 bytes of body; 10 are sent, then nothing.
+        socket.write("POST /api/leads HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"leadName\"");
+      });
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => (text += chunk));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Time-out");
+  }, 20_000);
 });

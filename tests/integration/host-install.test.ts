@@ -41,13 +41,12 @@ afterAll(async () => {
 });
 
 describe("several server processes against one existing host database", () => {
-  it("start together: the migrations are applied exactly once, by one of them, and no host row changes", async () => {
+  it("start together: each migration is applied exactly once between them, in order, and no host row changes", async () => {
     const before = await snapshotRows(db.sql);
     const results = await Promise.all([migrate(db.url), migrate(db.url), migrate(db.url), migrate(db.url)]);
     const names = (await readMigrations()).map((m) => m.name);
-    expect(names).toHaveLength(6);
-    expect(results.filter((r) => r.length > 0)).toEqual([names]);
-    expect(results.filter((r) => r.length === 0)).toHaveLength(3);
+    // Each migration is its own transaction under the lock, so the runners may share the list.
+    expect(results.flat().sort()).toEqual(names);
     expect((await migrationRecords(db.sql)).map((r) => r.migration_name)).toEqual(names);
     expect(await snapshotRows(db.sql)).toEqual(before);
   });
