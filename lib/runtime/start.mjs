@@ -111,10 +111,15 @@ function announce(keySource) {
     environment: "the key is the LEADS_API_KEY you set",
   }[keySource];
   const read = keySource === "environment" ? "" : `; read it with: KEY=$(sed -n 's/^LEADS_API_KEY=//p' ${ENV_FILE})`;
-  console.log(`\nLead Intake Service ready at ${base} (API under ${base}/api/leads)`);
-  console.log(`API documentation: ${base}/docs`);
-  console.log(`API key: ${key}${read}`);
-  console.log(`Try it: curl -H "Authorization: Bearer $KEY" ${base}/api/leads/sources\n`);
+  // One write, so that nothing Next prints lands between these lines.
+  console.log(
+    [
+      `\nLead Intake Service ready at ${base} (API under ${base}/api/leads)`,
+      `API documentation: ${base}/docs`,
+      `API key: ${key}${read}`,
+      `Try it: curl -H "Authorization: Bearer $KEY" ${base}/api/leads/sources\n`,
+    ].join("\n"),
+  );
 }
 
 /** Next drains first (it stops accepting and finishes what it serves on SIGTERM), then the database stops. */
