@@ -120,19 +120,15 @@ export type LeadPageRow = Prisma.ReferralGetPayload<{ select: typeof listedField
 };
 
 /**
- * The page of referrals `bySource` selects, newest first. The page is picked from referrals alone by referrer
- * id (a join to customers makes PostgreSQL misjudge how many rows match, and sort the whole table).
+ * The listed leads of `page`, a query of referrals rows (newest first, already limited to the page): each with its
+ * referrer's name and its agent's platform id. The page is picked from referrals alone by referrer id (a join to
+ * customers makes PostgreSQL misjudge how many rows match, and sort the whole table).
  */
-export function leadPageSql(layout: Layout, bySource: Prisma.Sql, limit: number, offset: number): Prisma.Sql {
+export function leadPageSql(layout: Layout, page: Prisma.Sql): Prisma.Sql {
   const columns = referralFields.map((field) => Prisma.raw(`r.${REFERRAL_COLUMNS[field]} AS "${field}"`));
   return Prisma.sql`
     SELECT r.id, ${Prisma.join(columns)}, c.name AS "referrerName", ${assignedAgentPlatformIdSql(layout)} AS "agentPlatformId"
-    FROM (
-      SELECT * FROM referrals
-      WHERE ${bySource}
-      ORDER BY id DESC
-      LIMIT ${limit} OFFSET ${offset}
-    ) r
+    FROM (${page}) r
     JOIN customers c ON c.id = r.referrer_customer_id
     ORDER BY r.id DESC`;
 }
