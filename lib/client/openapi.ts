@@ -304,9 +304,10 @@ export type components = {
          *     - `INTERNAL_ERROR` (500): The request could not be completed; internal details are omitted.
          *     - `API_NOT_CONFIGURED` (503): The server's API key is not configured.
          *     - `ASSIGNMENT_NOT_CONFIGURED` (503): Assignment storage is not enabled in the host database (POST with `assignedAgentId`).
+         *     - `READS_BUSY` (503): Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
          * @enum {string}
          */
-        ErrorCode: "INVALID_JSON" | "INVALID_INPUT" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INVALID_CONTENT_TYPE" | "INVALID_AGENT" | "INVALID_REFERRER" | "INTERNAL_ERROR" | "API_NOT_CONFIGURED" | "ASSIGNMENT_NOT_CONFIGURED";
+        ErrorCode: "INVALID_JSON" | "INVALID_INPUT" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INVALID_CONTENT_TYPE" | "INVALID_AGENT" | "INVALID_REFERRER" | "INTERNAL_ERROR" | "API_NOT_CONFIGURED" | "ASSIGNMENT_NOT_CONFIGURED" | "READS_BUSY";
         /** @description One problem with the input. */
         Issue: {
             /** @description Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `""` for the body as a whole. A path longer than 200 characters is cut, ending in `…`. */
@@ -381,6 +382,8 @@ export type components = {
         "Cache-Control": "no-store";
         /** @description The methods the path supports. */
         Allow: string;
+        /** @description With `READS_BUSY`: the seconds to wait before retrying. Absent with the other codes of the same status. */
+        "Retry-After": string;
         /** @description The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`. */
         "X-Request-Id": string;
     };
@@ -532,19 +535,22 @@ export interface operations {
             };
             /**
              * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
+             *     Retry after the number of seconds in `Retry-After`; nothing was read or changed.
              */
             503: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "API_NOT_CONFIGURED";
+                        code?: "API_NOT_CONFIGURED" | "READS_BUSY";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -779,19 +785,22 @@ export interface operations {
             };
             /**
              * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
+             *     Retry after the number of seconds in `Retry-After`; nothing was read or changed.
              */
             503: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "API_NOT_CONFIGURED";
+                        code?: "API_NOT_CONFIGURED" | "READS_BUSY";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -857,19 +866,22 @@ export interface operations {
             };
             /**
              * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
+             *     Retry after the number of seconds in `Retry-After`; nothing was read or changed.
              */
             503: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "API_NOT_CONFIGURED";
+                        code?: "API_NOT_CONFIGURED" | "READS_BUSY";
                     } & components["schemas"]["Error"];
                 };
             };

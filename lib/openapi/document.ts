@@ -84,6 +84,11 @@ function openApiDefinition(): Json {
       headers: {
         "Cache-Control": { description: "Every response is sent with `no-store`.", required: true, schema: { type: "string", const: "no-store" } },
         Allow: { description: "The methods the path supports.", required: true, schema: { type: "string" } },
+        "Retry-After": {
+          description: "With `READS_BUSY`: the seconds to wait before retrying. Absent with the other codes of the same status.",
+          required: false,
+          schema: { type: "string", pattern: "^[0-9]+$" },
+        },
         "X-Request-Id": {
           description:
             "The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`.",

@@ -17,5 +17,5 @@ export const listSources = operation({
       content: { "application/json": { schema: ref("schemas/SourcesResponse"), examples: { sources: ref("examples/sources") } } },
     },
   },
-  errors: ["UNAUTHORIZED", "INTERNAL_ERROR", "API_NOT_CONFIGURED"],
+  errors: ["UNAUTHORIZED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
 });
