@@ -121,7 +121,9 @@ export type paths = {
         };
         /**
          * List source accounts
-         * @description All source accounts, and the subset of type `ads`. Configured default sources are listed even before they have leads. Listing never creates an account and never contacts an external ad platform. No parameters.
+         * @description All source accounts, and the subset of type `ads`. Configured default sources are listed even before they have leads. Listing never creates an account and never contacts an external ad platform. No query parameters.
+         *
+         *     Every 200 carries an `ETag`, the version of the list. A caller that keeps the list can send that tag back in `If-None-Match`: while the list is unchanged the answer is 304 without a body, which costs the server one small read whatever the number of sources. Without the header the answer is always the whole list.
          *
          *     ```sh
          *     curl -H "Authorization: Bearer $LEADS_API_KEY" \
@@ -375,6 +377,8 @@ export type components = {
         limit: number;
         /** @description Records to skip, as decimal digits. */
         offset: number;
+        /** @description The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged. */
+        "If-None-Match": string;
     };
     requestBodies: never;
     headers: {
@@ -382,6 +386,8 @@ export type components = {
         "Cache-Control": "no-store";
         /** @description The methods the path supports. */
         Allow: string;
+        /** @description The version of the list of sources, to send back in `If-None-Match`. */
+        ETag: string;
         /** @description With `READS_BUSY`: the seconds to wait before retrying. Absent with the other codes of the same status. */
         "Retry-After": string;
         /** @description The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`. */
@@ -809,7 +815,10 @@ export interface operations {
     listSources: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -820,11 +829,22 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SourcesResponse"];
                 };
+            };
+            /** @description The list is unchanged since the `ETag` sent in `If-None-Match`: no body; keep the list you have. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `UNAUTHORIZED`: Bearer key missing or incorrect.

@@ -84,6 +84,11 @@ function openApiDefinition(): Json {
       headers: {
         "Cache-Control": { description: "Every response is sent with `no-store`.", required: true, schema: { type: "string", const: "no-store" } },
         Allow: { description: "The methods the path supports.", required: true, schema: { type: "string" } },
+        ETag: {
+          description: "The version of the list of sources, to send back in `If-None-Match`.",
+          required: true,
+          schema: { type: "string", pattern: '^"[0-9]+"$' },
+        },
         "Retry-After": {
           description: "With `READS_BUSY`: the seconds to wait before retrying. Absent with the other codes of the same status.",
           required: false,
@@ -96,7 +101,16 @@ function openApiDefinition(): Json {
           schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
         },
       },
-      parameters: queryParameters(listLeadsQuery),
+      parameters: {
+        ...queryParameters(listLeadsQuery),
+        "If-None-Match": {
+          name: "If-None-Match",
+          in: "header",
+          required: false,
+          description: "The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged.",
+          schema: { type: "string", maxLength: 1024 },
+        },
+      },
       responses: { NotFound: errorResponse(["NOT_FOUND"]), MethodNotAllowed: errorResponse(["METHOD_NOT_ALLOWED"]) },
       examples,
       schemas: { ...componentSchemas(requestSchemas, "input"), ...componentSchemas(responseSchemas, "output") },

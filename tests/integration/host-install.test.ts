@@ -44,7 +44,7 @@ describe("several server processes against one existing host database", () => {
     const before = await snapshotRows(db.sql);
     const results = await Promise.all([migrate(db.url), migrate(db.url), migrate(db.url), migrate(db.url)]);
     const names = (await readMigrations()).map((m) => m.name);
-    expect(names).toHaveLength(5);
+    expect(names).toHaveLength(7);
     expect(results.filter((r) => r.length > 0)).toEqual([names]);
     expect(results.filter((r) => r.length === 0)).toHaveLength(3);
     expect((await migrationRecords(db.sql)).map((r) => r.migration_name)).toEqual(names);
