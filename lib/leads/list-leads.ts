@@ -52,7 +52,7 @@ export async function listLeads(
  * - An offset at or past `total` is the empty page without reading a record: the page's one-time filter.
  * - Every source's records at an offset: the blocks of 1,024 ids, summed from the newest, give the block that holds
  *   the offset and how many of its source records come before it; the walk starts there. Walking the skipped
- *   records instead cost 2.0 to 3.7 s at offset 500,000 of 1M leads (docs/decisions.md, "Deep offsets").
+ *   records instead cost 2.0 to 3.7 s at offset 500,000 of 1M leads (docs/decisions.md, "Deep offsets are sought").
  * - The first page walks from the newest record: each record's referrer kind is read by its primary key as the page
  *   is walked, whatever the number of sources. A scalar subquery, not EXISTS: PostgreSQL turned EXISTS into a hash
  *   join over every record (it estimates that few records have a source referrer, as few customers are sources),
