@@ -61,8 +61,12 @@ export async function fillTo(pool: pg.Pool, size: number): Promise<void> {
      DELETE FROM lead_source_lead_counts;
      INSERT INTO lead_source_lead_counts (slot, total)
      SELECT 0, count(*) FROM referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source';
+     DELETE FROM lead_source_lead_blocks;
+     INSERT INTO lead_source_lead_blocks (block, slot, total)
+     SELECT r.id / lead_intake_lead_block_size(), 0, count(*)
+     FROM referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source' GROUP BY 1;
      COMMIT`,
   );
   // Vacuumed as well, so the measurements do not share the cores with the autovacuum the bulk load triggers.
-  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts");
+  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks");
 }

@@ -1,5 +1,5 @@
-// GET /api/leads latency at growing table sizes (unfiltered, one source, a deep
-// offset at the largest), and the two small reads (sources, agents).
+// GET /api/leads latency at growing table sizes (unfiltered, one source; at the largest
+// also offset 500,000 and an offset past the end), and the two small reads (sources, agents).
 import type pg from "pg";
 import { fillTo, SOURCES, USERS } from "./data";
 import { load } from "./load";
@@ -15,6 +15,8 @@ export interface ListFigures {
   filteredP99Ms: number;
   deepOffsetP50Ms?: number;
   deepOffsetP99Ms?: number;
+  pastEndOffsetP50Ms?: number;
+  pastEndOffsetP99Ms?: number;
 }
 
 export interface ReadFigures {
@@ -34,6 +36,10 @@ export async function measureList(service: string, pool: pg.Pool): Promise<Recor
       const deep = await load(`${service}/api/leads?limit=100&offset=500000`, 4, GET_SECONDS);
       list[size].deepOffsetP50Ms = deep.p50;
       list[size].deepOffsetP99Ms = deep.p99;
+      // The largest offset the spec allows: past the end of any table.
+      const pastEnd = await load(`${service}/api/leads?limit=100&offset=2147483647`, 4, GET_SECONDS);
+      list[size].pastEndOffsetP50Ms = pastEnd.p50;
+      list[size].pastEndOffsetP99Ms = pastEnd.p99;
     }
   }
   return list;

@@ -60,8 +60,12 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       postFloorWithStatementServerCpuOverFloorAt16: round2(cpu16.floorWithStatement.server / cpu16.floor.server),
       listP50At1mOver10k: round2(m.list[1_000_000].p50Ms / m.list[10_000].p50Ms),
       listFilteredP50At1mOver10k: round2(m.list[1_000_000].filteredP50Ms / m.list[10_000].filteredP50Ms),
+      // Deep and past-the-end offsets against the first page, same table, same load (target: within 5x).
+      listDeepOffsetOverFirstPageAt1m: round2(m.list[1_000_000].deepOffsetP50Ms! / m.list[1_000_000].p50Ms),
+      listPastEndOffsetOverFirstPageAt1m: round2(m.list[1_000_000].pastEndOffsetP50Ms! / m.list[1_000_000].p50Ms),
       importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
       postPooledThreeOverOneAt64: round2(m.pooled.pooledRps / m.pooled.directRps),
+      sourcesNotModifiedOverListAt100k: round2(m.sourcesScale.many.sourcesListNotModified.p50Ms / m.sourcesScale.many.sourcesList.p50Ms),
     },
     durationSeconds: Math.round((Date.now() - startedAt) / 1000),
   };
@@ -96,11 +100,12 @@ function toMarkdown(r: BenchResult): string {
         `${p.serviceP50Ms} | ${p.serviceP99Ms} | ${p.floorP99Ms} | ${p.floorWithStatementP99Ms} |`,
     ),
     "",
-    "| GET /api/leads (limit 100) | p50 ms | p99 ms | one source p50 ms | one source p99 ms | offset 500000 p50 ms |",
-    "|---|---|---|---|---|---|",
+    "| GET /api/leads (limit 100) | p50 ms | p99 ms | one source p50 ms | one source p99 ms | offset 500000 p50 ms | offset 500000 p99 ms | offset 2147483647 p50 ms |",
+    "|---|---|---|---|---|---|---|---|",
     ...Object.entries(r.list).map(
       ([size, l]) =>
-        `| ${Number(size).toLocaleString("en")} leads | ${l.p50Ms} | ${l.p99Ms} | ${l.filteredP50Ms} | ${l.filteredP99Ms} | ${l.deepOffsetP50Ms ?? ""} |`,
+        `| ${Number(size).toLocaleString("en")} leads | ${l.p50Ms} | ${l.p99Ms} | ${l.filteredP50Ms} | ${l.filteredP99Ms} | ` +
+        `${l.deepOffsetP50Ms ?? ""} | ${l.deepOffsetP99Ms ?? ""} | ${l.pastEndOffsetP50Ms ?? ""} |`,
     ),
     "",
     `GET /api/leads/sources (${r.reads.sources.count} sources): p50 ${r.reads.sources.p50Ms} ms, p99 ${r.reads.sources.p99Ms} ms. ` +
@@ -111,7 +116,9 @@ function toMarkdown(r: BenchResult): string {
       `GET ?referrer=<unknown> ${r.sourcesScale.few.unknownReferrerGet.p50Ms} -> ${r.sourcesScale.many.unknownReferrerGet.p50Ms} ms (x${r.sourcesScale.ratios.unknownReferrerGetP50}), ` +
       `first page ${r.sourcesScale.few.listFirstPage.p50Ms} -> ${r.sourcesScale.many.listFirstPage.p50Ms} ms (x${r.sourcesScale.ratios.listFirstPageP50}), ` +
       `GET /api/leads/sources ${r.sourcesScale.few.sourcesList.p50Ms} -> ${r.sourcesScale.many.sourcesList.p50Ms} ms ` +
-      `(${Math.round(r.sourcesScale.many.sourcesList.bytes / 1024)} KB).`,
+      `(${Math.round(r.sourcesScale.many.sourcesList.bytes / 1024)} KB); with the ETag in If-None-Match (304) ` +
+      `${r.sourcesScale.few.sourcesListNotModified.p50Ms} -> ${r.sourcesScale.many.sourcesListNotModified.p50Ms} ms ` +
+      `(${r.sourcesScale.many.sourcesListNotModified.bytes} bytes).`,
     "",
     ...(r.import
       ? [
@@ -139,6 +146,9 @@ function toMarkdown(r: BenchResult): string {
     `| POST three processes through HAProxy + PgBouncer / one direct, at 64 connections | ${r.ratios.postPooledThreeOverOneAt64} | >= 0.8 |`,
     `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,
     `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
+    `| List p50 at 1M, offset 500000 / first page | ${r.ratios.listDeepOffsetOverFirstPageAt1m} | <= 5 |`,
+    `| List p50 at 1M, offset 2147483647 / first page | ${r.ratios.listPastEndOffsetOverFirstPageAt1m} | <= 5 |`,
+    `| GET /api/leads/sources p50 at ${r.sourcesScale.many.sources.toLocaleString("en")} sources, 304 / 200 | ${r.ratios.sourcesNotModifiedOverListAt100k} | |`,
     ...(r.ratios.importOverPost === null ? [] : [`| Importer rows/s over POST req/s | ${r.ratios.importOverPost} | |`]),
     `| Server RSS start / end (MB) | ${r.rssMb.start} / ${r.rssMb.end} | end < 300 |`,
     "",

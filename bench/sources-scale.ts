@@ -1,5 +1,6 @@
 // The cost of a request against the number of source accounts. Times a POST naming a new
-// source, GET /api/leads?referrer=<unknown>, the unfiltered first page and GET /api/leads/sources at the
+// source, GET /api/leads?referrer=<unknown>, the unfiltered first page and GET /api/leads/sources (without and
+// with the list's ETag in If-None-Match, answered 304) at the
 // database's current number of sources (200 in the benchmark), then after adding source accounts up to 100,000
 // (as the host would, without name keys: the slowest look-up; each with one lead), and reports the ratios (target: at most 2 for
 // the POST and the unknown-source GET). Part of `npm run bench`; standalone:
@@ -20,10 +21,11 @@ export interface SourcesScale {
   unknownReferrerGet: Timing;
   listFirstPage: Timing;
   sourcesList: Timing & { bytes: number };
+  sourcesListNotModified: Timing & { bytes: number };
 }
 
 /** Sequential requests, one connection: the latency of one request, not throughput. */
-async function time(count: number, send: (i: number) => Promise<Response>): Promise<Timing & { bytes: number }> {
+async function time(count: number, send: (i: number) => Promise<Response>, status?: number): Promise<Timing & { bytes: number }> {
   const ms: number[] = [];
   let bytes = 0;
   for (let i = 0; i < count; i++) {
@@ -31,7 +33,7 @@ async function time(count: number, send: (i: number) => Promise<Response>): Prom
     const response = await send(i);
     const body = await response.arrayBuffer();
     ms.push(performance.now() - started);
-    if (!response.ok) throw new Error(`${response.url}: ${response.status}`);
+    if (status === undefined ? !response.ok : response.status !== status) throw new Error(`${response.url}: ${response.status}`);
     bytes = body.byteLength;
   }
   ms.sort((a, b) => a - b);
@@ -41,7 +43,7 @@ async function time(count: number, send: (i: number) => Promise<Response>): Prom
 
 async function measure(pool: pg.Pool, service: string, key: string, round: string): Promise<SourcesScale> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const get = (path: string) => fetch(`${service}${path}`, { headers });
+  const get = (path: string, more: Record<string, string> = {}) => fetch(`${service}${path}`, { headers: { ...headers, ...more } });
   const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE kind = 'source'`);
   const post = (i: number) =>
     fetch(`${service}/api/leads`, {
@@ -50,12 +52,19 @@ async function measure(pool: pg.Pool, service: string, key: string, round: strin
       body: JSON.stringify({ leadName: "Scale Lead", leadMobileNumber: "012-345 6789", referrer: `New Scale Source ${round} ${i}` }),
     });
   const latency = ({ p50Ms, p99Ms }: Timing) => ({ p50Ms, p99Ms });
+  /** The list's current ETag, as a caller that keeps the list has it. */
+  const currentEtag = async () => {
+    const listed = await get("/api/leads/sources");
+    await listed.arrayBuffer();
+    return listed.headers.get("etag") ?? "";
+  };
   return {
     sources: rows[0].n,
     newNamePost: latency(await time(REQUESTS, post)),
     unknownReferrerGet: latency(await time(REQUESTS, (i) => get(`/api/leads?referrer=${encodeURIComponent(`Unknown ${round} ${i}`)}`))),
     listFirstPage: latency(await time(REQUESTS, () => get("/api/leads?limit=100"))),
     sourcesList: await time(Math.max(5, REQUESTS / 20), () => get("/api/leads/sources")),
+    sourcesListNotModified: await currentEtag().then((etag) => time(REQUESTS, () => get("/api/leads/sources", { "if-none-match": etag }), 304)),
   };
 }
 

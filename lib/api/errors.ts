@@ -1,3 +1,5 @@
+import { READ_WAIT_MS } from "@/lib/db/read-budget";
+
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413 PAYLOAD_TOO_LARGE (lib/api/body.ts). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -8,6 +10,8 @@ interface ErrorSpec {
   /** When it happens, for integrators (the OpenAPI document's response descriptions). */
   when: string;
   retry: string;
+  /** Sent as `Retry-After` (seconds) with the error, and documented with it. */
+  retryAfterSeconds?: number;
 }
 
 const FIX = "Correct the request before retrying.";
@@ -93,6 +97,13 @@ export const ERRORS = {
     when: "Assignment storage is not enabled in the host database (POST with `assignedAgentId`).",
     retry: "Needs the administrator; retrying does not help until the server is configured.",
   },
+  READS_BUSY: {
+    status: 503,
+    message: "Too many reads are in progress; retry after the number of seconds in Retry-After",
+    when: `Every database connection that reads may use was busy for ${READ_WAIT_MS / 1000} s (GET operations only; lead creation keeps connections of its own).`,
+    retry: "Retry after the number of seconds in `Retry-After`; nothing was read or changed.",
+    retryAfterSeconds: 1,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -102,6 +113,12 @@ export const ERROR_CODES = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]];
 export const ERROR_STATUS = Object.fromEntries(ERROR_CODES.map((code) => [code, ERRORS[code].status])) as {
   [C in ErrorCode]: (typeof ERRORS)[C]["status"];
 };
+
+/** The `Retry-After` seconds a code is answered with, if any (from ERRORS). */
+export function retryAfterOf(code: ErrorCode): number | undefined {
+  const spec: ErrorSpec = ERRORS[code];
+  return spec.retryAfterSeconds;
+}
 
 /** The codes whose body carries `issues` (validation failures); no other code has them. */
 export const CODES_WITH_ISSUES: readonly ErrorCode[] = ["INVALID_INPUT"];

@@ -1,12 +1,13 @@
 import { trace } from "@opentelemetry/api";
 import { prepareService, servicePrepared } from "@/lib/startup/service";
 import { authenticate, type MatchedKey } from "@/lib/api/auth";
-import { ApiError, type ErrorCode } from "@/lib/api/errors";
+import { ApiError, retryAfterOf, type ErrorCode } from "@/lib/api/errors";
 import { LeadRefusal } from "@/lib/leads/refusal";
 import { logAccess, logFailure } from "@/lib/api/log";
 import { requestIdOf } from "@/lib/api/request-id";
 import { originalMethodHeader } from "@/lib/api/method-guard.json";
 import { errorResponse } from "@/lib/api/response";
+import { isReadsBusy } from "@/lib/db/read-budget";
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -27,6 +28,7 @@ class MethodNotAllowed extends ApiError {
 const CLOSES_CONNECTION = new Set<ErrorCode>(["UNAUTHORIZED", "PAYLOAD_TOO_LARGE"]);
 const CLOSE = { Connection: "close" };
 const INTERNAL = new ApiError("INTERNAL_ERROR");
+const READS_BUSY = new ApiError("READS_BUSY");
 
 /**
  * The one wrapper every response under /api goes through: a request id (kept or made,
@@ -54,10 +56,10 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     let refusal = INTERNAL;
     if (error instanceof ApiError) refusal = error;
     else if (error instanceof LeadRefusal) refusal = new ApiError(error.reason, error.detail);
+    else if (isReadsBusy(error)) refusal = READS_BUSY;
     else logFailure(requestId, method, path, error);
     code = refusal.code;
-    const headers = refusal instanceof MethodNotAllowed ? { Allow: refusal.allow } : CLOSES_CONNECTION.has(code) ? CLOSE : undefined;
-    response = errorResponse(refusal, requestId, headers);
+    response = errorResponse(refusal, requestId, refusalHeaders(refusal));
   }
   response.headers.set("X-Request-Id", requestId);
   const span = trace.getActiveSpan();
@@ -67,6 +69,13 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
   }
   logAccess({ requestId, method, path, status: response.status, code, startedAt, key });
   return response;
+}
+
+function refusalHeaders(refusal: ApiError): Record<string, string> | undefined {
+  if (refusal instanceof MethodNotAllowed) return { Allow: refusal.allow };
+  if (CLOSES_CONNECTION.has(refusal.code)) return CLOSE;
+  const retryAfter = retryAfterOf(refusal.code);
+  return retryAfter === undefined ? undefined : { "Retry-After": String(retryAfter) };
 }
 
 /** The method as sent: lib/runtime/method-guard.mjs hands methods Next cannot route to the routes as PATCH. */

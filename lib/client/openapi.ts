@@ -121,7 +121,9 @@ export type paths = {
         };
         /**
          * List source accounts
-         * @description All source accounts, and the subset of type `ads`. Configured default sources are listed even before they have leads. Listing never creates an account and never contacts an external ad platform. No parameters.
+         * @description All source accounts, and the subset of type `ads`. Configured default sources are listed even before they have leads. Listing never creates an account and never contacts an external ad platform. No query parameters.
+         *
+         *     Every 200 carries an `ETag`, the version of the list. A caller that keeps the list can send that tag back in `If-None-Match`: while the list is unchanged the answer is 304 without a body, which costs the server one small read whatever the number of sources. Without the header the answer is always the whole list.
          *
          *     ```sh
          *     curl -H "Authorization: Bearer $LEADS_API_KEY" \
@@ -304,9 +306,10 @@ export type components = {
          *     - `INTERNAL_ERROR` (500): The request could not be completed; internal details are omitted.
          *     - `API_NOT_CONFIGURED` (503): The server's API key is not configured.
          *     - `ASSIGNMENT_NOT_CONFIGURED` (503): Assignment storage is not enabled in the host database (POST with `assignedAgentId`).
+         *     - `READS_BUSY` (503): Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
          * @enum {string}
          */
-        ErrorCode: "INVALID_JSON" | "INVALID_INPUT" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INVALID_CONTENT_TYPE" | "INVALID_AGENT" | "INVALID_REFERRER" | "INTERNAL_ERROR" | "API_NOT_CONFIGURED" | "ASSIGNMENT_NOT_CONFIGURED";
+        ErrorCode: "INVALID_JSON" | "INVALID_INPUT" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INVALID_CONTENT_TYPE" | "INVALID_AGENT" | "INVALID_REFERRER" | "INTERNAL_ERROR" | "API_NOT_CONFIGURED" | "ASSIGNMENT_NOT_CONFIGURED" | "READS_BUSY";
         /** @description One problem with the input. */
         Issue: {
             /** @description Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `""` for the body as a whole. A path longer than 200 characters is cut, ending in `…`. */
@@ -374,6 +377,8 @@ export type components = {
         limit: number;
         /** @description Records to skip, as decimal digits. */
         offset: number;
+        /** @description The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged. */
+        "If-None-Match": string;
     };
     requestBodies: never;
     headers: {
@@ -381,6 +386,10 @@ export type components = {
         "Cache-Control": "no-store";
         /** @description The methods the path supports. */
         Allow: string;
+        /** @description The version of the list of sources, to send back in `If-None-Match`. */
+        ETag: string;
+        /** @description With `READS_BUSY`: the seconds to wait before retrying. Absent with the other codes of the same status. */
+        "Retry-After": string;
         /** @description The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`. */
         "X-Request-Id": string;
     };
@@ -532,19 +541,22 @@ export interface operations {
             };
             /**
              * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
+             *     Retry after the number of seconds in `Retry-After`; nothing was read or changed.
              */
             503: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "API_NOT_CONFIGURED";
+                        code?: "API_NOT_CONFIGURED" | "READS_BUSY";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -779,19 +791,22 @@ export interface operations {
             };
             /**
              * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
+             *     Retry after the number of seconds in `Retry-After`; nothing was read or changed.
              */
             503: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "API_NOT_CONFIGURED";
+                        code?: "API_NOT_CONFIGURED" | "READS_BUSY";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -800,7 +815,10 @@ export interface operations {
     listSources: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -811,11 +829,22 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SourcesResponse"];
                 };
+            };
+            /** @description The list is unchanged since the `ETag` sent in `If-None-Match`: no body; keep the list you have. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `UNAUTHORIZED`: Bearer key missing or incorrect.
@@ -857,19 +886,22 @@ export interface operations {
             };
             /**
              * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
+             *     Retry after the number of seconds in `Retry-After`; nothing was read or changed.
              */
             503: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "API_NOT_CONFIGURED";
+                        code?: "API_NOT_CONFIGURED" | "READS_BUSY";
                     } & components["schemas"]["Error"];
                 };
             };

@@ -2,6 +2,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { sendPreparedThrough } from "@/lib/db/prepared";
+import { keepReadBudget, ReadBudget, readConnections } from "@/lib/db/read-budget";
 import { recoveringPlanChanges, StatementNames } from "@/lib/db/statements";
 
 export type Db = PrismaClient;
@@ -47,7 +48,8 @@ export function statementModeOf(value = process.env.DATABASE_STATEMENTS): Statem
  * The one way this project opens the service's database: the server process
  * (lib/db/prisma.ts), the scripts and the tests. Pool limits and timeouts as above;
  * named prepared statements that recover from host DDL (lib/db/statements.ts), or
- * unnamed ones (see StatementMode).
+ * unnamed ones (see StatementMode); the share of the pool read operations may hold
+ * (lib/db/read-budget.ts).
  */
 export function createDatabaseClient(connectionString: string, poolSize = DEFAULT_POOL_SIZE, statements = statementModeOf()): Db {
   const names = statements === "named" ? new StatementNames() : undefined;
@@ -70,5 +72,6 @@ export function createDatabaseClient(connectionString: string, poolSize = DEFAUL
     transactionOptions: { maxWait: POOL_WAIT_MS + 1_000, timeout: QUERY_TIMEOUT_MS + 1_000 },
   });
   sendPreparedThrough(client, pool, names);
+  keepReadBudget(client, new ReadBudget(readConnections(poolSize)));
   return client;
 }

@@ -84,6 +84,16 @@ function openApiDefinition(): Json {
       headers: {
         "Cache-Control": { description: "Every response is sent with `no-store`.", required: true, schema: { type: "string", const: "no-store" } },
         Allow: { description: "The methods the path supports.", required: true, schema: { type: "string" } },
+        ETag: {
+          description: "The version of the list of sources, to send back in `If-None-Match`.",
+          required: true,
+          schema: { type: "string", pattern: '^"[0-9]+"$' },
+        },
+        "Retry-After": {
+          description: "With `READS_BUSY`: the seconds to wait before retrying. Absent with the other codes of the same status.",
+          required: false,
+          schema: { type: "string", pattern: "^[0-9]+$" },
+        },
         "X-Request-Id": {
           description:
             "The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`.",
@@ -91,7 +101,16 @@ function openApiDefinition(): Json {
           schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
         },
       },
-      parameters: queryParameters(listLeadsQuery),
+      parameters: {
+        ...queryParameters(listLeadsQuery),
+        "If-None-Match": {
+          name: "If-None-Match",
+          in: "header",
+          required: false,
+          description: "The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged.",
+          schema: { type: "string", maxLength: 1024 },
+        },
+      },
       responses: { NotFound: errorResponse(["NOT_FOUND"]), MethodNotAllowed: errorResponse(["METHOD_NOT_ALLOWED"]) },
       examples,
       schemas: { ...componentSchemas(requestSchemas, "input"), ...componentSchemas(responseSchemas, "output") },

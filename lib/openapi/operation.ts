@@ -1,4 +1,4 @@
-import { ApiError, ERROR_CODES, ERRORS, type ErrorCode } from "@/lib/api/errors";
+import { ApiError, ERROR_CODES, ERRORS, retryAfterOf, type ErrorCode } from "@/lib/api/errors";
 import { invalidInput } from "@/lib/openapi/examples";
 
 /**
@@ -75,7 +75,11 @@ export function errorResponse(codes: ErrorCode[], inQuery = false): Response {
   const retry = [...new Set(codes.map((code) => ERRORS[code].retry))];
   return {
     description: [...codes.map((code) => `- \`${code}\`: ${ERRORS[code].when}`), "", ...retry].join("\n"),
-    headers: codes.includes("METHOD_NOT_ALLOWED") ? { ...RESPONSE_HEADERS, Allow: ref("headers/Allow") } : RESPONSE_HEADERS,
+    headers: {
+      ...RESPONSE_HEADERS,
+      ...(codes.includes("METHOD_NOT_ALLOWED") ? { Allow: ref("headers/Allow") } : {}),
+      ...(codes.some((code) => retryAfterOf(code) !== undefined) ? { "Retry-After": ref("headers/Retry-After") } : {}),
+    },
     content: {
       "application/json": {
         schema: { type: "object", allOf: [ref("schemas/Error")], properties: { code: { enum: codes } } },

@@ -52,7 +52,7 @@ export function hostInstallSuite(layout: HostLayout) {
 
     it("applies every migration and changes no existing row", async () => {
       expect(applied).toEqual((await readMigrations()).map((m) => m.name));
-      expect(applied).toHaveLength(6);
+      expect(applied).toHaveLength(8);
       expect(await snapshotRows(db.sql)).toEqual(rowsBefore);
     });
 
@@ -71,9 +71,14 @@ export function hostInstallSuite(layout: HostLayout) {
           ...(hasAssignment ? ["referrals_assigned_agent_id_idx"] : []),
         ].sort(),
       );
-      // The host had no triggers; the module adds the two that keep lead_referrer_counts in step.
+      // The host had no triggers; the module adds the two that keep the lead counts in step, and the four that
+      // count changes to the list of sources.
       expect(schemaBefore.triggers).toEqual([]);
       expect(after.triggers.map((t) => `${t.table}.${t.name}`)).toEqual([
+        "customers.lead_intake_count_source_deletes",
+        "customers.lead_intake_count_source_inserts",
+        "customers.lead_intake_count_source_truncates",
+        "customers.lead_intake_count_source_updates",
         "referrals.lead_intake_count_referrals",
         "referrals.lead_intake_count_referrals_truncate",
       ]);

@@ -54,6 +54,17 @@ describe("production server over HTTP", () => {
     }
   });
 
+  it("answers a GET of the sources with the ETag it was given in If-None-Match with 304 and no body, through either process", async () => {
+    const first = await call("GET", "/api/leads/sources", { baseUrl: servers[0].baseUrl });
+    const tag = first.headers.get("etag")!;
+    expect(tag).toMatch(/^"\d+"$/);
+    for (const { baseUrl } of servers) {
+      const res = await call("GET", "/api/leads/sources", { baseUrl, headers: { "if-none-match": tag } });
+      expect({ status: res.status, text: res.text, etag: res.headers.get("etag") }).toEqual({ status: 304, text: "", etag: tag });
+      expect(res.headers.get("cache-control")).toBe("no-store");
+    }
+  });
+
   it("never authenticates a key given in the URL", async () => {
     const res = await call("GET", `/api/leads/sources?key=${TEST_KEY}&access_token=${TEST_KEY}`, {
       baseUrl: servers[0].baseUrl,

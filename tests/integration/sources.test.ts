@@ -117,6 +117,65 @@ describe("GET /api/leads/sources", () => {
   });
 });
 
+describe("GET /api/leads/sources with If-None-Match", () => {
+  /** The list's ETag now, from a 200 on the main path. */
+  async function currentTag(): Promise<string> {
+    const res = await call("GET", "/api/leads/sources");
+    expect(res.status).toBe(200);
+    const tag = res.headers.get("etag");
+    expect(tag).toMatch(/^"\d+"$/);
+    return tag!;
+  }
+
+  async function conditional(tag: string, path = "/api/leads/sources") {
+    return call("GET", path, { headers: { "if-none-match": tag } });
+  }
+
+  it("answers 304 without a body, with the same ETag and no-store, on every path, while the list is unchanged", async () => {
+    const tag = await currentTag();
+    for (const path of PATHS) {
+      for (const sent of [tag, `W/${tag}`, `"0", ${tag}`, "*"]) {
+        const res = await conditional(sent, path);
+        expect({ path, sent, status: res.status, text: res.text }).toEqual({ path, sent, status: 304, text: "" });
+        expect(res.headers.get("etag")).toBe(tag);
+        expect(res.headers.get("cache-control")).toBe("no-store");
+        expect(res.headers.get("x-request-id")).toBeTruthy();
+      }
+    }
+  });
+
+  it("answers the whole list with a new ETag after every change to it, and keeps the ETag through a lead or a person", async () => {
+    let tag = await currentTag();
+    const expectChanged = async (change: string) => {
+      const res = await conditional(tag);
+      expect({ change, status: res.status }).toEqual({ change, status: 200 });
+      expect(res.body.sources.length).toBeGreaterThan(0);
+      expect(res.headers.get("etag"), change).not.toBe(tag);
+      tag = res.headers.get("etag")!;
+      expect((await conditional(tag)).status, change).toBe(304);
+    };
+    expect((await post({ leadName: "Etag Lead", leadMobileNumber: "0123456789", referrer: "Etag Source" })).status).toBe(201);
+    await expectChanged("a new source by POST");
+    await db.sql.query(`UPDATE customers SET name = 'Etag Source Renamed' WHERE name = 'Etag Source'`);
+    await expectChanged("a host rename");
+    await db.sql.query(`UPDATE customers SET source_type = 'ads' WHERE name = 'Etag Source Renamed'`);
+    await expectChanged("a host type change");
+    await db.sql.query(`INSERT INTO customers (id, kind, name, source_type) VALUES ('src_etag_host', 'source', 'Etag Host', 'other')`);
+    await expectChanged("a host source");
+    await db.sql.query(`DELETE FROM customers WHERE id = 'src_etag_host'`);
+    await expectChanged("a host delete");
+
+    expect((await post({ leadName: "Etag Lead 2", leadMobileNumber: "0123456789", referrer: "Etag Source Renamed" })).status).toBe(201);
+    await insertPerson(db.sql, "Etag Person");
+    await db.sql.query(`UPDATE customers SET name = 'Etag Person 2' WHERE name = 'Etag Person'`);
+    expect((await conditional(tag)).status).toBe(304);
+  });
+
+  it("answers the whole list to a tag it never gave", async () => {
+    for (const sent of ['"999999999"', "garbage", '""']) expect((await conditional(sent)).status).toBe(200);
+  });
+});
+
 describe("GET /api/leads/sources without the right key", () => {
   it.each(PATHS)("%s answers 401 UNAUTHORIZED for a wrong, missing or non-bearer key", async (path) => {
     const counts = await rowCounts(db.sql);

@@ -25,6 +25,9 @@ const OPERATIONS = [
 /** Public health checks (docs/operating.md, "Health checks"), outside the contract's operations. */
 const HEALTH = ["/api/health/live", "/api/health/ready"];
 
+/** Answers without a body: the sources list unchanged since the ETag the caller sent. */
+const NOT_MODIFIED: Record<string, number> = { "get /api/leads/sources": 304 };
+
 const SUCCESS: Record<string, number> = { "get /api/leads/sources": 200, "get /api/leads/agents": 200, "post /api/leads": 201, "get /api/leads": 200 };
 
 function resolve(node: Json): Json {
@@ -64,6 +67,7 @@ const mediaTypes = function* (): Generator<{ where: string; media: Json }> {
     for (const [method, op] of Object.entries<Json>(item)) {
       if (op.requestBody) yield { where: `${method} ${p} request`, media: op.requestBody.content["application/json"] };
       for (const [status, response] of Object.entries<Json>(op.responses)) {
+        if (status === "304") continue; // no body
         yield { where: `${method} ${p} ${status}`, media: resolve(response).content["application/json"] };
       }
     }
@@ -177,7 +181,9 @@ describe("OpenAPI document: operations", () => {
     expect(new RegExp(params.referrer.schema.pattern, "u").test("  ")).toBe(false);
     expect(params.limit.schema).toEqual({ type: "integer", minimum: 1, maximum: 500, default: 100 });
     expect(params.offset.schema).toEqual({ type: "integer", minimum: 0, maximum: 2147483647, default: 0 });
-    for (const op of ["/api/leads/sources", "/api/leads/agents"]) expect(doc.paths[op].get.parameters).toBeUndefined();
+    expect(doc.paths["/api/leads/agents"].get.parameters).toBeUndefined();
+    // The sources list takes no query parameter; only the conditional header.
+    expect(doc.paths["/api/leads/sources"].get.parameters.map(resolve)).toEqual([expect.objectContaining({ name: "If-None-Match", in: "header", required: false })]);
   });
 
   it("documents the POST body with the spec's bounds, enums and strictness", () => {
@@ -224,11 +230,11 @@ describe("OpenAPI document: operations", () => {
   it("documents each status with its error codes as enums, and issues on INVALID_INPUT", () => {
     for (const { method, path: p, at, operation } of operationsWithAliases()) {
       const key = `${method} ${p}`;
-      const expectedStatuses = [SUCCESS[key], ...new Set(EXPECTED_CODES[key].map((c) => ERROR_STATUS[c]))].sort();
+      const expectedStatuses = [SUCCESS[key], ...(key in NOT_MODIFIED ? [NOT_MODIFIED[key]] : []), ...new Set(EXPECTED_CODES[key].map((c) => ERROR_STATUS[c]))].sort();
       expect(Object.keys(operation.responses).map(Number).sort(), `${method} ${at}`).toEqual(expectedStatuses);
       const documented: string[] = [];
       for (const [status, ref] of Object.entries<Json>(operation.responses)) {
-        if (Number(status) === SUCCESS[key]) continue;
+        if (Number(status) === SUCCESS[key] || Number(status) === NOT_MODIFIED[key]) continue;
         const response = resolve(ref);
         const schema = response.content["application/json"].schema;
         const codes = codesOf(schema);
@@ -273,6 +279,7 @@ describe("OpenAPI document: operations", () => {
   it("has strict response schemas: no additional properties, every property required", () => {
     for (const { operation, method, at } of operationsWithAliases()) {
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        if (status === "304") continue; // no body
         for (const node of walk(resolve(response).content["application/json"].schema)) {
           // Refinements of an object, not objects: a response's narrowing of Error's codes, Error's INVALID_INPUT test.
           const { if: test, then, else: otherwise } = doc.components.schemas.Error;

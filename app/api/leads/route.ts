@@ -3,6 +3,7 @@ import { json } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
 import { parseInput, parseQuery } from "@/lib/api/validation";
 import { database } from "@/lib/db/prisma";
+import { reading } from "@/lib/db/read-budget";
 import { createLead } from "@/lib/leads/create-lead";
 import { listLeads } from "@/lib/leads/list-leads";
 import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
@@ -11,7 +12,8 @@ import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
   GET: apiRoute(async (request) => {
     const query = parseQuery(listLeadsQuery, request);
-    return json(await listLeads(database(), query));
+    const db = database();
+    return json(await reading(db, () => listLeads(db, query)));
   }),
   POST: apiRoute(async (request) => {
     const input = parseInput(createLeadBody, await readJsonBody(request), "lead");

@@ -106,6 +106,66 @@ export type LeadPageRow<F extends keyof Referral> = Pick<Referral, F | "id" | "r
 };
 
 /**
+ * The SQL of one GET /api/leads answer for a filter: `page`, the referrals of the page newest first, and `total`, the
+ * number of all of them. Both from counts kept by the triggers on referrals (prisma/migrations), so that no answer
+ * costs more than a block and a page of records:
+ *
+ * - `total` reads per-connection count rows: the same cost at any number of leads or sources.
+ * - An offset at or past `total` is the empty page without reading a record: the page's one-time filter.
+ * - Every source's records at an offset: the blocks of 1,024 ids, summed from the newest, give the block that holds
+ *   the offset and how many of its source records come before it; the walk starts there. Walking the skipped
+ *   records instead cost 2.0 to 3.7 s at offset 500,000 of 1M leads (docs/decisions.md, "Deep offsets are sought").
+ * - The first page walks from the newest record: each record's referrer kind is read by its primary key as the page
+ *   is walked, whatever the number of sources. A scalar subquery, not EXISTS: PostgreSQL turned EXISTS into a hash
+ *   join over every record (it estimates that few records have a source referrer, as few customers are sources),
+ *   1.7 s for the first page at 1M leads; this way it walks the primary key and stops at the page (1 to 5 ms).
+ * - One source's records: equality, not ANY of one id: with ANY, PostgreSQL walked the primary key backwards past
+ *   200 other sources' records per match (7 ms at 1M leads) instead of this source's index entries (1 ms).
+ */
+export function leadPageSql(filter: LeadFilter, limit: number, offset: number): { page: Prisma.Sql; total: Prisma.Sql } {
+  const total =
+    filter === "all sources"
+      ? Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`
+      : Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts WHERE customer_id = ${filter.sourceId}`;
+  const beforeEnd = Prisma.sql`${offset} < (${total})`;
+  if (filter !== "all sources") {
+    return {
+      total,
+      page: Prisma.sql`
+        SELECT * FROM referrals
+        WHERE referrer_customer_id = ${filter.sourceId} AND ${beforeEnd}
+        ORDER BY id DESC
+        LIMIT ${limit} OFFSET ${offset}`,
+    };
+  }
+  const isSource = Prisma.sql`(SELECT s.kind FROM customers s WHERE s.id = referrals.referrer_customer_id) = 'source'`;
+  if (offset === 0) {
+    return { total, page: Prisma.sql`SELECT * FROM referrals WHERE ${isSource} AND ${beforeEnd} ORDER BY id DESC LIMIT ${limit}` };
+  }
+  return {
+    total,
+    page: Prisma.sql`
+      SELECT page.* FROM (
+        SELECT block, greatest(${offset} - (through - leads), 0)::bigint AS skip
+        FROM (
+          SELECT block, leads, sum(leads) OVER (ORDER BY block DESC) AS through
+          FROM (SELECT block, sum(total) AS leads FROM lead_source_lead_blocks GROUP BY block) blocks
+        ) running
+        WHERE through > ${offset}
+        ORDER BY block DESC
+        LIMIT 1
+      ) start
+      CROSS JOIN LATERAL (
+        SELECT * FROM referrals
+        WHERE id < (start.block + 1) * lead_intake_lead_block_size() AND ${isSource}
+        ORDER BY id DESC
+        LIMIT ${limit} OFFSET start.skip
+      ) page
+      WHERE ${beforeEnd}`,
+  };
+}
+
+/**
  * A page of a filter's referrals, newest first, with `fields`, and the filter's total, from one snapshot. Read apart,
  * a lead inserted between the two statements can leave the total short of what the page saw: hasMore false while
  * older leads remain, and a caller paging as the spec says (rule 5) would miss them.
@@ -117,46 +177,24 @@ export async function leadPage<F extends keyof Referral>(
   limit: number,
   offset: number,
 ): Promise<{ rows: LeadPageRow<F>[]; total: number }> {
-  let where: Prisma.Sql;
-  let totalSql: Prisma.Sql;
-  if (filter === "all sources") {
-    // Every source's records, without reading the list of sources: each record's referrer kind is read by its
-    // primary key as the page is walked newest first, whatever the number of sources. A scalar subquery, not
-    // EXISTS: PostgreSQL turned EXISTS into a hash join over every record (it estimates that few records have a
-    // source referrer, as few customers are sources), 1.7 s for the first page at 1M leads in the benchmark;
-    // this way it walks the primary key and stops at the page (1 to 5 ms, custom or generic plan).
-    where = Prisma.sql`(SELECT s.kind FROM customers s WHERE s.id = referrals.referrer_customer_id) = 'source'`;
-    totalSql = Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`;
-  } else {
-    // Equality, not ANY of one id: with ANY, PostgreSQL walked the primary key backwards past
-    // 200 other sources' records per match (7 ms at 1M leads) instead of this source's index entries (1 ms).
-    where = Prisma.sql`referrer_customer_id = ${filter.sourceId}`;
-    totalSql = Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts WHERE customer_id = ${filter.sourceId}`;
-  }
+  const { page, total } = leadPageSql(filter, limit, offset);
   const layout = await layoutOf(db);
   // The page is picked from referrals alone by referrer id (a join to customers makes PostgreSQL misjudge how many
   // rows match, and sort the whole table).
-  const pageSql = Prisma.sql`
+  const rowsSql = Prisma.sql`
     SELECT r.id, r.referrer_customer_id AS "referrerCustomerId", ${selectFields("r", fields)},
            c.name AS "referrerName", ${assignedAgentPlatformIdSql(layout)} AS "agentPlatformId"
-    FROM (
-      SELECT * FROM referrals
-      WHERE ${where}
-      ORDER BY id DESC
-      LIMIT ${limit} OFFSET ${offset}
-    ) r
+    FROM (${page}) r
     JOIN customers c ON c.id = r.referrer_customer_id
     ORDER BY r.id DESC`;
   const [, rows, totals] = await db.$transaction(
     [
       // PostgreSQL cannot know that nearly every referrer is a source: it expected to read half of a million
       // records to find a page of them, and started parallel workers for it (10 to 44 ms at 1M leads, against
-      // 1 ms in one process). A page reads at most offset + limit index entries.
+      // 1 ms in one process). A page reads at most a block's and a page's records (leadPageSql).
       db.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
-      db.$queryRaw<LeadPageRow<F>[]>(pageSql),
-      // Kept by a trigger on referrals (per referrer, and for all sources): the same cost at any number of
-      // leads or sources.
-      db.$queryRaw<{ total: number }[]>(totalSql),
+      db.$queryRaw<LeadPageRow<F>[]>(rowsSql),
+      db.$queryRaw<{ total: number }[]>(total),
     ],
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
   );

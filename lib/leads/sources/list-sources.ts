@@ -3,8 +3,11 @@ import { listSourceRows } from "@/lib/db/store/sources";
 import type { Source } from "@/lib/leads/schemas";
 import { toSource } from "@/lib/leads/sources/find-source";
 
-/** GET /api/leads/sources: every source account by name, and the ads sources among them. */
-export async function listSources(db: Db): Promise<{ sources: Source[]; ads: Source[] }> {
-  const sources = (await listSourceRows(db)).map(toSource);
-  return { sources, ads: sources.filter((s) => s.type === "ads") };
+export { sourceListVersion } from "@/lib/db/store/sources";
+
+/** GET /api/leads/sources: every source account by name, the ads sources among them, and the version of the list. */
+export async function listSources(db: Db): Promise<{ version: string; sources: Source[]; ads: Source[] }> {
+  const { version, rows } = await listSourceRows(db);
+  const sources = rows.map(toSource);
+  return { version, sources, ads: sources.filter((s) => s.type === "ads") };
 }

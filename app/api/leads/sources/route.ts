@@ -1,9 +1,20 @@
-import { json } from "@/lib/api/response";
+import { entityTag, json, notModified } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
 import { database } from "@/lib/db/prisma";
-import { listSources } from "@/lib/leads/sources/list-sources";
+import { reading } from "@/lib/db/read-budget";
+import { listSources, sourceListVersion } from "@/lib/leads/sources/list-sources";
 
 // Documented in lib/openapi/sources/list-sources.ts.
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
-  GET: apiRoute(async () => json(await listSources(database()))),
+  GET: apiRoute(async (request) => {
+    const db = database();
+    return reading(db, async () => {
+      if (request.headers.has("if-none-match")) {
+        const unchanged = notModified(request, entityTag(await sourceListVersion(db)));
+        if (unchanged) return unchanged;
+      }
+      const { version, ...list } = await listSources(db);
+      return json(list, 200, { ETag: entityTag(version) });
+    });
+  }),
 });

@@ -1,0 +1,85 @@
+/**
+ * How many of the pool's connections the read operations (the GETs of /api/leads, /api/leads/sources and
+ * /api/leads/agents) may hold at once, so that lead creation always finds the rest: without it, ten slow reads
+ * held the whole 10-connection pool and POSTs failed with `pool-timeout` after 5 s. Each read uses one connection
+ * at a time; a read beyond the budget waits in line for at most READ_WAIT_MS, and when the line is longer than
+ * READ_QUEUE per reading connection it is refused at once: `ReadsBusy`, answered 503 READS_BUSY with Retry-After.
+ */
+export class ReadsBusy extends Error {
+  constructor() {
+    super("every read connection is busy");
+    this.name = "ReadsBusy";
+  }
+}
+
+/** By name, not instanceof: the budget that throws may be another route's copy of this module (see BUDGET). */
+export function isReadsBusy(error: unknown): boolean {
+  return error instanceof Error && error.name === "ReadsBusy";
+}
+
+/** How long a read waits for its turn before it is refused. */
+export const READ_WAIT_MS = 2_000;
+/** Reads that may wait in line, per reading connection. */
+const READ_QUEUE = 8;
+
+/**
+ * The read connections of a pool of `poolSize`: DATABASE_READ_CONNECTIONS when set, else half the pool; always at
+ * least one and, with two connections or more, at least one fewer than the pool, so lead creation keeps one.
+ */
+export function readConnections(poolSize: number, configured = process.env.DATABASE_READ_CONNECTIONS): number {
+  const wanted = configured ? Number(configured) : Math.floor(poolSize / 2);
+  if (!Number.isInteger(wanted) || wanted < 1) throw new Error("DATABASE_READ_CONNECTIONS must be a whole number of at least 1");
+  return Math.max(1, Math.min(wanted, poolSize - 1));
+}
+
+export class ReadBudget {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly connections: number) {}
+
+  /** Runs `read` once one of the read connections is free; throws ReadsBusy when none frees in time. */
+  async run<T>(read: () => Promise<T>): Promise<T> {
+    if (this.running >= this.connections) await this.turn();
+    else this.running++;
+    try {
+      return await read();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  /** Waits for a finishing read to hand over its place (`running` stays counted for the one woken). */
+  private turn(): Promise<void> {
+    if (this.waiting.length >= this.connections * READ_QUEUE) return Promise.reject(new ReadsBusy());
+    return new Promise((resolve, reject) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(wake), 1);
+        reject(new ReadsBusy());
+      }, READ_WAIT_MS);
+      this.waiting.push(wake);
+    });
+  }
+}
+
+// Kept on the client under a registered symbol (as lib/db/prepared.ts keeps its pool): Next can give each route its
+// own copy of this module, while the client, and so the budget, is one per process.
+const BUDGET = Symbol.for("lead-intake-service.read-budget");
+
+/** Gives a client its read budget (lib/db/connect.ts, for every client it makes). */
+export function keepReadBudget(db: object, budget: ReadBudget): void {
+  Object.defineProperty(db, BUDGET, { value: budget });
+}
+
+/** Runs a read operation's database work within the read budget of the client `db`. */
+export function reading<T>(db: object, read: () => Promise<T>): Promise<T> {
+  const budget = (db as { [BUDGET]?: ReadBudget })[BUDGET];
+  if (!budget) throw new Error("reading needs a client from createDatabaseClient");
+  return budget.run(read);
+}
