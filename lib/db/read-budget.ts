@@ -28,7 +28,7 @@ const READ_QUEUE = 8;
  */
 export function readConnections(poolSize: number, configured = process.env.DATABASE_READ_CONNECTIONS): number {
   const wanted = configured ? Number(configured) : Math.floor(poolSize / 2);
-  if (!Number.isInteger(wanted) || wanted < 1) throw new Error("DATABASE_READ_CONNECTIONS must be a whole number of at least 1");
+  if (configured && (!Number.isInteger(wanted) || wanted < 1)) throw new Error("DATABASE_READ_CONNECTIONS must be a whole number of at least 1");
   return Math.max(1, Math.min(wanted, poolSize - 1));
 }
 

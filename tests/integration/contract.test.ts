@@ -185,6 +185,35 @@ describe("contract: GET /api/leads", () => {
   });
 });
 
+describe("contract: 304 and 503 READS_BUSY of the read operations", () => {
+  it.each(SOURCE_PATHS)("GET %s: 304 with the list's ETag in If-None-Match", async (path) => {
+    const tag = (await send("GET", path)).headers.get("etag")!;
+    expect((await send("GET", path, { headers: { "if-none-match": tag } })).status).toBe(304);
+  });
+
+  it("503 READS_BUSY with Retry-After on every read path while the read connections and the line behind them are taken", async () => {
+    // Reads held on a lock of the total they read take every read connection and fill the line; later reads are
+    // refused at once, and those in line after 2 s.
+    const lock = await db.sql.connect();
+    let held: Promise<ApiResponse>[] = [];
+    try {
+      await lock.query("BEGIN");
+      await lock.query("LOCK TABLE lead_source_lead_counts IN ACCESS EXCLUSIVE MODE");
+      held = Array.from({ length: 100 }, () => call("GET", "/api/leads?limit=1"));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const path of ["/api/leads", ...SOURCE_PATHS, ...AGENT_PATHS]) {
+        const res = await expectCode(send("GET", path), 503, "READS_BUSY");
+        expect(res.headers.get("retry-after")).toBe("1");
+      }
+    } finally {
+      await lock.query("COMMIT");
+      lock.release();
+    }
+    const answers = await Promise.all(held);
+    expect(answers.filter((a) => a.status !== 200 && a.body.code !== "READS_BUSY")).toEqual([]);
+  });
+});
+
 describe("contract: paths and methods outside the document", () => {
   it("answers an unknown path with the documented 404 and an unsupported method with the documented 405", async () => {
     for (const path of ["/api/v1/leads", "/api/leads/123", "/api/webhooks"]) {
