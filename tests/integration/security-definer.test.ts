@@ -49,7 +49,8 @@ describe("the module's SECURITY DEFINER functions", () => {
       await migrate(host.url);
       host.sql = new pg.Pool({ connectionString: host.url, max: 1 });
       const functions = await definerFunctions(host.sql);
-      expect(functions.map((f) => f.schema)).toEqual(["crm"]);
+      expect(new Set(functions.map((f) => f.schema))).toEqual(new Set(["crm"]));
+      expect(functions.length).toBeGreaterThan(1);
       expectSearchPathEndingInPgTemp(functions);
     } finally {
       await host.sql.end();
