@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/api/errors";
 import { POOL_WAIT_MS, STATEMENT_TIMEOUT_MS } from "@/lib/db/connect";
+import { READ_WAIT_MS } from "@/lib/db/read-budget";
 import { call, TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { distinctive, stackTraceLines } from "../helpers/hostile";
@@ -203,25 +204,28 @@ describe("connections after refusals", () => {
 });
 
 describe("pool waits", () => {
-  it("fail reads and writes alike after the pool's wait, each logged with its kind and request id", async () => {
+  it("fail a write after the pool's wait (logged with its kind and request id) and a read after the read connections' wait", async () => {
     const host = new pg.Client({ connectionString: db.url });
     await host.connect();
     try {
-      // The host locks referrals: the listing holds the narrow server's only connection, waiting.
+      // The host locks referrals: the listing holds the narrow server's only connection, and its one read connection.
       await host.query("BEGIN; LOCK TABLE referrals IN ACCESS EXCLUSIVE MODE");
       const listing = send(narrow.baseUrl, "GET", "/api/leads", { headers: { ...auth(), "x-request-id": "holds-the-pool" } });
       const waiting = async () =>
         (await db.sql.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n;
       while ((await waiting()) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const started = Date.now();
+      const timed = async (answer: Promise<Answer>) => ({ answer: await answer, waited: Date.now() - started });
       const [write, read] = await Promise.all([
-        send(narrow.baseUrl, "POST", "/api/leads", { headers: { ...jsonBody(), "x-request-id": "waits-write" }, body: lead() }),
-        send(narrow.baseUrl, "GET", "/api/leads/sources", { headers: { ...auth(), "x-request-id": "waits-read" } }),
+        timed(send(narrow.baseUrl, "POST", "/api/leads", { headers: { ...jsonBody(), "x-request-id": "waits-write" }, body: lead() })),
+        timed(send(narrow.baseUrl, "GET", "/api/leads/sources", { headers: { ...auth(), "x-request-id": "waits-read" } })),
       ]);
-      const waited = Date.now() - started;
-      expect([write.status, read.status]).toEqual([500, 500]);
-      expect(waited).toBeGreaterThanOrEqual(POOL_WAIT_MS - 100);
-      expect(waited).toBeLessThan(POOL_WAIT_MS + 3_000);
+      expect([write.answer.status, write.answer.body.code]).toEqual([500, "INTERNAL_ERROR"]);
+      expect(write.waited).toBeGreaterThanOrEqual(POOL_WAIT_MS - 100);
+      expect(write.waited).toBeLessThan(POOL_WAIT_MS + 3_000);
+      expect([read.answer.status, read.answer.body.code, read.answer.headers["retry-after"]]).toEqual([503, "READS_BUSY", "1"]);
+      expect(read.waited).toBeGreaterThanOrEqual(READ_WAIT_MS - 100);
+      expect(read.waited).toBeLessThan(READ_WAIT_MS + 3_000);
       await host.query("ROLLBACK");
       expect((await listing).status).toBe(200);
     } finally {
@@ -232,11 +236,9 @@ describe("pool waits", () => {
       .split("\n")
       .filter((line) => line.includes('"msg":"request failed"'))
       .map((line) => JSON.parse(line));
-    for (const requestId of ["waits-write", "waits-read"]) {
-      expect(failures.filter((f) => f.requestId === requestId)).toEqual([
-        expect.objectContaining({ level: "error", requestId, kind: "pool-timeout" }),
-      ]);
-    }
+    expect(failures.filter((f) => f.requestId === "waits-write")).toEqual([
+      expect.objectContaining({ level: "error", requestId: "waits-write", kind: "pool-timeout" }),
+    ]);
   }, 60_000);
 });
 
