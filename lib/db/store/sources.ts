@@ -81,14 +81,17 @@ export async function sourceListVersion(db: Db): Promise<string> {
   return row.version;
 }
 
-/** Every source account by name then id, and the version of this list, from one snapshot. */
+/**
+ * Every source account by name then id, and the version of this list, from one snapshot: one statement, not a
+ * transaction, so that a plan the host's DDL made stale is retried at once (lib/db/statements.ts). The version comes
+ * with every row, and alone (a row of NULLs) when there is no source.
+ */
 export async function listSourceRows(db: Db): Promise<{ version: string; rows: SourceRow[] }> {
-  const [versions, rows] = await db.$transaction(
-    [
-      db.$queryRaw<{ version: string }[]>(sourceListVersionSql),
-      db.customer.findMany({ where: { kind: "source" }, select: sourceSelect, orderBy: [{ name: "asc" }, { id: "asc" }] }),
-    ],
-    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
-  );
-  return { version: versions[0].version, rows };
+  const found = await db.$queryRaw<({ version: string } & { [F in keyof SourceRow]: SourceRow[F] | null })[]>`
+    SELECT v.version, s.id, s.name, s."sourceType"
+    FROM (${sourceListVersionSql}) v
+    LEFT JOIN LATERAL (SELECT id, name, source_type AS "sourceType" FROM customers WHERE kind = 'source') s ON true
+    ORDER BY s.name, s.id`;
+  const rows = found.flatMap(({ id, name, sourceType }) => (id === null || name === null ? [] : [{ id, name, sourceType }]));
+  return { version: found[0].version, rows };
 }

@@ -58,9 +58,11 @@ BEGIN
 END
 $$;
 
+-- Fired by every update, not UPDATE OF the two columns: a column a trigger definition names can no longer change
+-- type, and the host must stay free to alter its referrals table. The function returns at once when neither changed.
 DROP TRIGGER "lead_intake_count_referrals" ON "referrals";
 CREATE TRIGGER "lead_intake_count_referrals"
-AFTER INSERT OR DELETE OR UPDATE OF "id", "referrer_customer_id" ON "referrals"
+AFTER INSERT OR DELETE OR UPDATE ON "referrals"
 FOR EACH ROW EXECUTE FUNCTION "lead_intake_count_referrals"();
 
 -- Count the existing source records.

@@ -5,7 +5,9 @@
 -- a snapshot sees the changes committed before it, in commit order. Once per transaction, not per row: a row
 -- updated again and again in one transaction leaves a version behind each time that the next update walks
 -- (100,000 sources added in one statement would take minutes). Counted in per-connection slots, like the lead
--- counts, so concurrent new sources do not queue on one row's lock. Persons' rows (every lead) do not fire it.
+-- counts, so concurrent new sources do not queue on one row's lock. Which rows count is decided in the function, not
+-- in the triggers' WHEN or UPDATE OF: a column a trigger definition names can no longer change type, and the host
+-- must stay free to alter its customers table.
 
 -- CreateTable
 CREATE TABLE "lead_source_list_versions" (
@@ -18,6 +20,15 @@ CREATE TABLE "lead_source_list_versions" (
 CREATE FUNCTION "lead_intake_count_source_changes"() RETURNS trigger LANGUAGE plpgsql
 SECURITY DEFINER SET search_path FROM CURRENT AS $$
 BEGIN
+  -- Only source accounts, and of an update only a change of what the list shows.
+  IF TG_OP = 'INSERT' AND NEW."kind" IS DISTINCT FROM 'source' THEN RETURN NULL; END IF;
+  IF TG_OP = 'DELETE' AND OLD."kind" IS DISTINCT FROM 'source' THEN RETURN NULL; END IF;
+  IF TG_OP = 'UPDATE' AND (
+    (OLD."kind" IS DISTINCT FROM 'source' AND NEW."kind" IS DISTINCT FROM 'source')
+    OR (OLD."id", OLD."kind", OLD."name", OLD."source_type") IS NOT DISTINCT FROM (NEW."id", NEW."kind", NEW."name", NEW."source_type")
+  ) THEN
+    RETURN NULL;
+  END IF;
   -- Set for the rest of this transaction (and undone with it, or with a rolled-back savepoint).
   IF current_setting('lead_intake.source_list_changed', true) IS DISTINCT FROM 'yes' THEN
     PERFORM set_config('lead_intake.source_list_changed', 'yes', true);
@@ -30,15 +41,15 @@ $$;
 
 CREATE TRIGGER "lead_intake_count_source_inserts"
 AFTER INSERT ON "customers"
-FOR EACH ROW WHEN (NEW."kind" = 'source') EXECUTE FUNCTION "lead_intake_count_source_changes"();
+FOR EACH ROW EXECUTE FUNCTION "lead_intake_count_source_changes"();
 
 CREATE TRIGGER "lead_intake_count_source_updates"
-AFTER UPDATE OF "id", "kind", "name", "source_type" ON "customers"
-FOR EACH ROW WHEN (OLD."kind" = 'source' OR NEW."kind" = 'source') EXECUTE FUNCTION "lead_intake_count_source_changes"();
+AFTER UPDATE ON "customers"
+FOR EACH ROW EXECUTE FUNCTION "lead_intake_count_source_changes"();
 
 CREATE TRIGGER "lead_intake_count_source_deletes"
 AFTER DELETE ON "customers"
-FOR EACH ROW WHEN (OLD."kind" = 'source') EXECUTE FUNCTION "lead_intake_count_source_changes"();
+FOR EACH ROW EXECUTE FUNCTION "lead_intake_count_source_changes"();
 
 CREATE TRIGGER "lead_intake_count_source_truncates"
 AFTER TRUNCATE ON "customers"
