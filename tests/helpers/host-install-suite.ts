@@ -71,14 +71,12 @@ export function hostInstallSuite(layout: HostLayout) {
           ...(hasAssignment ? ["referrals_assigned_agent_id_idx"] : []),
         ].sort(),
       );
-      // The host had no triggers; the module adds the two that keep the lead counts in step, and the four that
+      // The host had no triggers; the module adds the two that keep the lead counts in step, and the two that
       // count changes to the list of sources.
       expect(schemaBefore.triggers).toEqual([]);
       expect(after.triggers.map((t) => `${t.table}.${t.name}`)).toEqual([
-        "customers.lead_intake_count_source_deletes",
-        "customers.lead_intake_count_source_inserts",
+        "customers.lead_intake_count_source_changes",
         "customers.lead_intake_count_source_truncates",
-        "customers.lead_intake_count_source_updates",
         "referrals.lead_intake_count_referrals",
         "referrals.lead_intake_count_referrals_truncate",
       ]);

@@ -39,16 +39,8 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER "lead_intake_count_source_inserts"
-AFTER INSERT ON "customers"
-FOR EACH ROW EXECUTE FUNCTION "lead_intake_count_source_changes"();
-
-CREATE TRIGGER "lead_intake_count_source_updates"
-AFTER UPDATE ON "customers"
-FOR EACH ROW EXECUTE FUNCTION "lead_intake_count_source_changes"();
-
-CREATE TRIGGER "lead_intake_count_source_deletes"
-AFTER DELETE ON "customers"
+CREATE TRIGGER "lead_intake_count_source_changes"
+AFTER INSERT OR UPDATE OR DELETE ON "customers"
 FOR EACH ROW EXECUTE FUNCTION "lead_intake_count_source_changes"();
 
 CREATE TRIGGER "lead_intake_count_source_truncates"
