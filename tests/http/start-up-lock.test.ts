@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { MigrationLockTimeout, readMigrations } from "@/lib/db/migrate";
-import { freePort } from "@/scripts/process-group";
+import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { TEST_KEY } from "../helpers/api";
 import { adminQuery, createTestDatabase, databaseUrl, type TestDatabase } from "../helpers/db";
 import { assertContract } from "../helpers/openapi";
@@ -181,6 +182,39 @@ describe("start-up while another session holds the migrations' lock", () => {
       expect(processes.filter(alive)).toEqual([]);
     } finally {
       await holder.end();
+    }
+  }, 120_000);
+});
+
+describe("a host's own `next start` while another session holds the migrations' lock", () => {
+  it("serves liveness, answers readiness 503, and logs the sentence once the short bound has passed", async () => {
+    holder = await holdLock();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const next = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
+    const server = await startProcessGroup(
+      process.execPath,
+      [next, "start", "-p", String(port)],
+      { DATABASE_URL: db.url, LEADS_MIGRATION_LOCK_TIMEOUT: "2" },
+      `${base}/api/health/live`,
+    );
+    try {
+      expect(await documented(base, "/api/health/live")).toBe(200);
+      const sentence = `${new MigrationLockTimeout(2).message}; start-up is tried again by the next request or readiness check`;
+      const logged = () =>
+        server
+          .output()
+          .split("\n")
+          .filter((line) => line.startsWith("{"))
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((line) => line.msg === sentence);
+      expect(await until(() => logged().length > 0, 30_000), server.output()).toBe(true);
+      expect(logged()[0]).toMatchObject({ level: "error", kind: "lock-timeout", code: "55P03" });
+      expect(await documented(base, "/api/health/ready")).toBe(503);
+      expect(await documented(base, "/api/health/live")).toBe(200);
+    } finally {
+      await holder.end();
+      await server.stop();
     }
   }, 120_000);
 });
