@@ -13,4 +13,7 @@ export const NUMERIC_SETTINGS: {
 };
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
 export function numericSettingsProblem(env?: Env): string | undefined;
-export function numericSetting<Name extends NumericSetting>(name: Name, env?: Env): (typeof NUMERIC_SETTINGS)[Name]["fallback"] | number;
+export function numericSetting<Name extends NumericSetting>(
+  name: Name,
+  env?: Env,
+): (typeof NUMERIC_SETTINGS)[Name]["fallback"] | number;

@@ -33,5 +33,8 @@ function problemOf(name, value) {
   const { min, max } = NUMERIC_SETTINGS[name];
   if (/^[0-9]{1,10}$/.test(value) && Number(value) >= min && Number(value) <= max) return undefined;
   const shown = value.length > 20 ? `${value.slice(0, 20)}...` : value;
-  return `${name} is ${JSON.stringify(shown)}, not a whole number from ${min} to ${max}; set it to one, or unset it for the default, and start again`;
+  return (
+    `${name} is ${JSON.stringify(shown)}, not a whole number from ${min} to ${max}; ` +
+    "set it to one, or unset it for the default, and start again"
+  );
 }

@@ -53,9 +53,10 @@ export function withoutKeys(path: string): string {
   const keys = configuredKeys();
   const decoded = path.includes("%") ? percentDecoded(path) : path;
   if (!keys.some((key) => decoded.includes(key) || path.includes(key))) return path;
+  const holdsKey = (segment: string) => keys.some((key) => segment.includes(key) || percentDecoded(segment).includes(key));
   const redacted = path
     .split("/")
-    .map((segment) => (keys.some((key) => segment.includes(key) || percentDecoded(segment).includes(key)) ? REDACTED : segment))
+    .map((segment) => (holdsKey(segment) ? REDACTED : segment))
     .join("/");
   // A key with a slash in it spans segments: then nothing of the path is shown.
   return keys.some((key) => percentDecoded(redacted).includes(key)) ? REDACTED : redacted;

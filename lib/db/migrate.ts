@@ -36,8 +36,9 @@ export class MigrationLockTimeout extends Error {
     super(
       `Start-up waited ${waitSeconds} s for the migrations' advisory lock (pg_advisory_lock(${PRISMA_MIGRATE_LOCK})) ` +
         `and gave up: another session holds it; find it with SELECT pid, usename, application_name, backend_start ` +
-        `FROM pg_locks JOIN pg_stat_activity USING (pid) WHERE locktype = 'advisory' AND objid = ${PRISMA_MIGRATE_LOCK} ` +
-        `AND granted, and end it (pg_terminate_backend(pid)) or let it finish`,
+        `FROM pg_locks JOIN pg_stat_activity USING (pid) ` +
+        `WHERE locktype = 'advisory' AND objid = ${PRISMA_MIGRATE_LOCK} AND granted, ` +
+        `and end it (pg_terminate_backend(pid)) or let it finish`,
     );
     this.name = "MigrationLockTimeout";
   }
@@ -86,7 +87,8 @@ export async function migrate(
       if (applied === null) return done;
       done.push(applied);
       // One line per migration, by name only: its SQL stays out of the log.
-      console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "migration applied", migration: applied }));
+      const line = { time: new Date().toISOString(), level: "info", msg: "migration applied", migration: applied };
+      console.log(JSON.stringify(line));
     }
   } finally {
     await client.end();

@@ -31,11 +31,12 @@ const USER = "postgres";
 const KEPT_ENVIRONMENT = /^(PATH|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TZDIR)$/;
 /** initdb and postgres print in English, so that readiness and failures can be read from their output. */
 function postgresEnvironment() {
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => KEPT_ENVIRONMENT.test(name))), LC_MESSAGES: "C" };
+  const kept = Object.entries(process.env).filter(([name]) => KEPT_ENVIRONMENT.test(name));
+  return { ...Object.fromEntries(kept), LC_MESSAGES: "C" };
 }
 /** Loopback only, no Unix socket, SCRAM: on the command line, which outranks postgresql.conf and ALTER SYSTEM. */
 const SETTINGS = { listen_addresses: "127.0.0.1,::1", unix_socket_directories: "", password_encryption: "scram-sha-256" };
-/** The files it reads its settings and access rules from, fixed the same way (ALTER SYSTEM SET hba_file is outranked). */
+/** The files it reads its settings and access rules from, fixed the same way: ALTER SYSTEM SET hba_file is outranked. */
 const FILES = (dir) => ({
   config_file: path.join(dir, "postgresql.conf"),
   hba_file: path.join(dir, "pg_hba.conf"),
@@ -164,17 +165,30 @@ async function initialise(bin, dir, ids) {
  */
 async function forgetSharedPasswordEra(bin, dir, ids) {
   writePrivateFile(path.join(dir, "postgresql.auto.conf"), NO_SYSTEM_SETTINGS, ids);
-  const check = `DO $$ DECLARE n int; names text; BEGIN SELECT count(*), string_agg(quote_ident(rolname), ', ') FILTER (WHERE rank <= ${ROLES_SHOWN}) INTO n, names FROM (SELECT rolname, row_number() OVER (ORDER BY rolname) AS rank FROM pg_roles WHERE oid <> 10 AND (rolsuper OR rolcanlogin)) r; IF n > 0 THEN RAISE EXCEPTION 'leftover roles: % (%)', names, n; END IF; END $$\n`;
+  // One line: single-user mode runs each line as a statement. Role 10 is the superuser initdb made.
+  const check = [
+    "DO $$ DECLARE n int; names text; BEGIN",
+    `SELECT count(*), string_agg(quote_ident(rolname), ', ') FILTER (WHERE rank <= ${ROLES_SHOWN}) INTO n, names`,
+    "FROM (SELECT rolname, row_number() OVER (ORDER BY rolname) AS rank FROM pg_roles",
+    "WHERE oid <> 10 AND (rolsuper OR rolcanlogin)) r;",
+    "IF n > 0 THEN RAISE EXCEPTION 'leftover roles: % (%)', names, n; END IF; END $$\n",
+  ].join(" ");
   const { code, output } = await run(bin.postgres, ["--single", "-D", dir, "postgres"], ids, check);
   const leftover = /leftover roles: (.*) \((\d+)\)/.exec(output);
   if (leftover) {
     const more = Number(leftover[2]) > ROLES_SHOWN ? ` and ${Number(leftover[2]) - ROLES_SHOWN} more` : "";
     throw new StartupError(
-      `The embedded database in ${shownPath(dir)} dates from the shared password "postgres" and has roles that can log in or are superusers which npm start did not make (${leftover[1]}${more}), which anyone could have made then; drop them (as the ${USER} user: postgres --single -D ${dir} postgres, then DROP ROLE name;) or remove ${shownPath(dir)} to start afresh, then start again`,
+      `The embedded database in ${shownPath(dir)} dates from the shared password "postgres" and has roles that can ` +
+        `log in or are superusers which npm start did not make (${leftover[1]}${more}), which anyone could have made ` +
+        `then; drop them (as the ${USER} user: postgres --single -D ${dir} postgres, then DROP ROLE name;) or remove ` +
+        `${shownPath(dir)} to start afresh, then start again`,
     );
   }
   if (code !== 0 || /ERROR|FATAL/.test(output)) {
-    throw new StartupError(`Checking the roles of the embedded database in ${shownPath(dir)} failed (${lastLine(output)}); remove that folder and start again, or set DATABASE_URL`);
+    throw new StartupError(
+      `Checking the roles of the embedded database in ${shownPath(dir)} failed (${lastLine(output)}); ` +
+        `remove that folder and start again, or set DATABASE_URL`,
+    );
   }
 }
 
@@ -196,7 +210,10 @@ async function setPassword(bin, dir, ids) {
 
 /** postgres, in its own process group: a Ctrl-C in the terminal reaches the launcher, which stops it last. */
 function startPostmaster(bin, dir, port, ids) {
-  const settings = Object.entries({ ...SETTINGS, ...FILES(dir) }).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+  const settings = Object.entries({ ...SETTINGS, ...FILES(dir) }).flatMap(([name, value]) => [
+    "-c",
+    `${name}=${value}`,
+  ]);
   const child = spawn(bin.postgres, ["-D", dir, "-p", String(port), ...settings], { ...ids, env: postgresEnvironment(), detached: true, stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((resolve, reject) => {
     let output = "";

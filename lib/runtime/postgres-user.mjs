@@ -5,7 +5,18 @@
 // folder only root can change, and `npm start` keeps its data outside the clone.
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import path from "node:path";
 
 const USER = "postgres";
@@ -98,7 +109,9 @@ function trustedCopy(copy, reachable) {
     return readdirSync(copy, { recursive: true, withFileTypes: true }).every((entry) => {
       const file = path.join(entry.parentPath, entry.name);
       const stat = lstatSync(file);
-      if (stat.isSymbolicLink()) return stat.uid === 0 && within(copy, path.resolve(path.dirname(file), readlinkSync(file)));
+      if (stat.isSymbolicLink()) {
+        return stat.uid === 0 && within(copy, path.resolve(path.dirname(file), readlinkSync(file)));
+      }
       return rootOnly(stat, stat.isDirectory() ? "isDirectory" : "isFile");
     });
   } catch {

@@ -8,8 +8,9 @@ import { prepareDatabase } from "@/lib/startup/prepare";
  * sources, once per process. instrumentation.ts starts it without waiting for it, so
  * liveness answers while it runs (a migrations' lock held by another session can take up
  * to LEADS_MIGRATION_LOCK_TIMEOUT); data requests and readiness wait for it. When it
- * fails, the process serves on (liveness 200, readiness 503) and the work is tried again by the next request or readiness check,
- * one attempt at a time, until it succeeds; a failed attempt is not remembered.
+ * fails, the process serves on (liveness 200, readiness 503) and the work is tried again
+ * by the next request or readiness check, one attempt at a time, until it succeeds; a
+ * failed attempt is not remembered.
  */
 interface StartupState {
   prepared: boolean;
