@@ -44,6 +44,7 @@ async function holdLock(): Promise<pg.Client> {
 interface Run {
   pid: number;
   port: number;
+  base: string;
   output(): string;
   /** Exit code or signal, with when it came (Date.now()). */
   exited: Promise<{ how: number | string; at: number }>;
@@ -62,7 +63,16 @@ async function launch(url: string, env: Record<string, string> = {}): Promise<Ru
   const exited = new Promise<{ how: number | string; at: number }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ how: signal ?? code!, at: Date.now() })),
   );
-  return { pid: child.pid!, port, output: () => output, exited };
+  return { pid: child.pid!, port, base: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+/** The launcher against the test database while the lock is held, once its server answers liveness. */
+async function launchWaiting(): Promise<Run> {
+  holder = await holdLock();
+  const run = await launch(db.url);
+  const live = await until(async () => (await status(`${run.base}/api/health/live`)) === 200, 60_000);
+  expect(live, run.output()).toBe(true);
+  return run;
 }
 
 /** GET base+path, its answer held to the OpenAPI document; its status. */
@@ -144,11 +154,9 @@ describe("start-up while another session holds the migrations' lock", () => {
   }, 120_000);
 
   it("with the default bound, liveness answers 200 while readiness answers 503; released, the service serves", async () => {
-    holder = await holdLock();
-    const run = await launch(db.url);
+    const run = await launchWaiting();
+    const base = run.base;
     try {
-      const base = `http://127.0.0.1:${run.port}`;
-      expect(await until(async () => (await status(`${base}/api/health/live`)) === 200, 60_000), run.output()).toBe(true);
       expect(await documented(base, "/api/health/ready")).toBe(503);
       expect(await documented(base, "/api/health/live")).toBe(200);
       await holder.end();
@@ -161,12 +169,9 @@ describe("start-up while another session holds the migrations' lock", () => {
   }, 150_000);
 
   it("SIGTERM during the wait ends the launcher promptly and leaves none of its processes", async () => {
-    holder = await holdLock();
-    const run = await launch(db.url);
+    // Waiting: the server answers liveness, and the database preparation is a child of the launcher.
+    const run = await launchWaiting();
     try {
-      // Waiting: the server answers liveness, and the database preparation is a child of the launcher.
-      const base = `http://127.0.0.1:${run.port}`;
-      expect(await until(async () => (await status(`${base}/api/health/live`)) === 200, 60_000), run.output()).toBe(true);
       const { rows } = await db.sql.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted",
         [LOCK],
@@ -225,8 +230,8 @@ describe("migrations applied at start", () => {
     await adminQuery(`CREATE DATABASE "${name}"`);
     const run = await launch(databaseUrl(name));
     try {
-      const base = `http://127.0.0.1:${run.port}`;
-      expect(await until(async () => (await status(`${base}/api/health/ready`)) === 200, 90_000), run.output()).toBe(true);
+      const ready = await until(async () => (await status(`${run.base}/api/health/ready`)) === 200, 90_000);
+      expect(ready, run.output()).toBe(true);
       const lines = run
         .output()
         .split("\n")
