@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { embeddedDataDir, embeddedUrl, runningPostmaster, startEmbeddedPostgres, StartupError } from "@/lib/runtime/embedded-postgres.mjs";
+import { numericSetting } from "@/lib/settings.mjs";
 import { readFixture } from "./seed/fixture";
 import { seed } from "./seed/load";
 
@@ -21,7 +22,7 @@ async function targetDatabase(): Promise<{ url: string; stop: () => Promise<void
   const dir = embeddedDataDir();
   const running = runningPostmaster(dir);
   if (running) return { url: embeddedUrl(dir, running.port, DATABASE), stop: async () => {} };
-  const server = await startEmbeddedPostgres({ dir, port: Number(process.env.EMBEDDED_PG_PORT ?? 54329), database: DATABASE });
+  const server = await startEmbeddedPostgres({ dir, port: numericSetting("EMBEDDED_PG_PORT"), database: DATABASE });
   return { url: server.url, stop: () => server.stop() };
 }
 

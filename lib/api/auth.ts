@@ -28,6 +28,14 @@ export function authenticate(request: Request): MatchedKey {
   throw new ApiError("UNAUTHORIZED");
 }
 
+/** The configured keys (current, then previous when set), for whatever must never show them (the access log). */
+export function configuredKeys(): string[] {
+  const keys: string[] = [];
+  if (process.env.LEADS_API_KEY) keys.push(process.env.LEADS_API_KEY);
+  if (process.env.LEADS_API_KEY_PREVIOUS) keys.push(process.env.LEADS_API_KEY_PREVIOUS);
+  return keys;
+}
+
 // The server keys' digests are computed once per key value, not per request (6 µs a SHA-256 here).
 const digests = new Map<string, Buffer>();
 

@@ -1,5 +1,5 @@
 import { classifyFailure } from "@/lib/db/failures";
-import type { MatchedKey } from "@/lib/api/auth";
+import { configuredKeys, type MatchedKey } from "@/lib/api/auth";
 import type { ErrorCode } from "@/lib/api/errors";
 
 /** LEADS_ACCESS_LOG=off turns the access log off (hosts that log at their proxy); read at start. */
@@ -8,7 +8,7 @@ const ACCESS_LOG = process.env.LEADS_ACCESS_LOG !== "off";
 export interface Access {
   requestId: string;
   method: string;
-  /** The path only: a query string may hold a misplaced key. */
+  /** The path only: a query string may hold a misplaced key (and a path segment holding a key is redacted). */
   path: string;
   status: number;
   code: ErrorCode | undefined;
@@ -34,12 +34,40 @@ export function logAccess(access: Access): void {
     msg: "request",
     requestId: access.requestId,
     method: access.method,
-    path: access.path,
+    path: withoutKeys(access.path),
     status: access.status,
     code: access.code,
     durationMs,
     key: access.key,
   })}\n`;
+}
+
+/** Shown instead of a path segment that holds a configured key. */
+const REDACTED = "[redacted]";
+
+/**
+ * The path with every segment that holds a configured key (as sent or percent-decoded) replaced by REDACTED: a key
+ * pasted into the URL (GET /api/leads/<key>) must not reach the log. A path without one is returned as it is.
+ */
+export function withoutKeys(path: string): string {
+  const keys = configuredKeys();
+  const decoded = path.includes("%") ? percentDecoded(path) : path;
+  if (!keys.some((key) => decoded.includes(key) || path.includes(key))) return path;
+  const holdsKey = (segment: string) => keys.some((key) => segment.includes(key) || percentDecoded(segment).includes(key));
+  const redacted = path
+    .split("/")
+    .map((segment) => (holdsKey(segment) ? REDACTED : segment))
+    .join("/");
+  // A key with a slash in it spans segments: then nothing of the path is shown.
+  return keys.some((key) => percentDecoded(redacted).includes(key)) ? REDACTED : redacted;
+}
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -77,7 +105,7 @@ export function logFailure(requestId: string, method: string, path: string, erro
       msg: "request failed",
       requestId,
       method,
-      path,
+      path: withoutKeys(path),
       error: typeof name === "string" ? name : typeof error,
       ...classifyFailure(error),
     }),

@@ -4,6 +4,7 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { sendPreparedThrough } from "@/lib/db/prepared";
 import { keepReadBudget, ReadBudget, readConnections } from "@/lib/db/read-budget";
 import { recoveringPlanChanges, StatementNames } from "@/lib/db/statements";
+import { NUMERIC_SETTINGS } from "@/lib/settings.mjs";
 
 export type Db = PrismaClient;
 
@@ -24,7 +25,7 @@ export const STATEMENT_TIMEOUT_MS = 15_000;
  */
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1_000;
 /** Connections per process unless DATABASE_POOL_SIZE says otherwise. */
-export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_POOL_SIZE = NUMERIC_SETTINGS.DATABASE_POOL_SIZE.fallback;
 
 /**
  * How statements are sent (DATABASE_STATEMENTS). `named`: prepared once per connection

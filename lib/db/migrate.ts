@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { numericSetting } from "@/lib/settings.mjs";
 
 /**
  * Applies prisma/migrations/<name>/migration.sql in name order and records each
@@ -22,6 +23,26 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
     "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
 )`;
+
+/**
+ * The wait for PRISMA_MIGRATE_LOCK outlasted LEADS_MIGRATION_LOCK_TIMEOUT: another session holds it (a stuck
+ * migration, or any login that took it). The message is the sentence start-up fails with, less what to do next.
+ */
+export class MigrationLockTimeout extends Error {
+  /** SQLSTATE lock_not_available, so the failure is classified as a lock timeout. */
+  readonly code = "55P03";
+
+  constructor(waitSeconds: number) {
+    super(
+      `Start-up waited ${waitSeconds} s for the migrations' advisory lock (pg_advisory_lock(${PRISMA_MIGRATE_LOCK})) ` +
+        `and gave up: another session holds it; find it with SELECT pid, usename, application_name, backend_start ` +
+        `FROM pg_locks JOIN pg_stat_activity USING (pid) ` +
+        `WHERE locktype = 'advisory' AND objid = ${PRISMA_MIGRATE_LOCK} AND granted, ` +
+        `and end it (pg_terminate_backend(pid)) or let it finish`,
+    );
+    this.name = "MigrationLockTimeout";
+  }
+}
 
 export interface Migration {
   name: string;
@@ -51,16 +72,23 @@ export async function readMigrations(): Promise<Migration[]> {
  * connection and take the lock again. It still conflicts with Prisma's session lock on
  * the same id, so `prisma migrate deploy` and this runner exclude each other.
  */
-export async function migrate(connectionString: string): Promise<string[]> {
+export async function migrate(
+  connectionString: string,
+  lockWaitSeconds: number = numericSetting("LEADS_MIGRATION_LOCK_TIMEOUT"),
+): Promise<string[]> {
   const migrations = await readMigrations();
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
     const done: string[] = [];
+    const lock = { deadline: Date.now() + lockWaitSeconds * 1000, waitSeconds: lockWaitSeconds };
     for (;;) {
-      const applied = await inTransaction(client, () => applyNext(client, migrations));
+      const applied = await inTransaction(client, () => applyNext(client, migrations, lock));
       if (applied === null) return done;
       done.push(applied);
+      // One line per migration, by name only: its SQL stays out of the log.
+      const line = { time: new Date().toISOString(), level: "info", msg: "migration applied", migration: applied };
+      console.log(JSON.stringify(line));
     }
   } finally {
     await client.end();
@@ -68,8 +96,8 @@ export async function migrate(connectionString: string): Promise<string[]> {
 }
 
 /** Under the lock: checks what is applied, then applies the first pending migration; null when none is. */
-async function applyNext(client: pg.Client, migrations: Migration[]): Promise<string | null> {
-  await client.query("SELECT pg_advisory_xact_lock($1)", [PRISMA_MIGRATE_LOCK]);
+async function applyNext(client: pg.Client, migrations: Migration[], lock: LockWait): Promise<string | null> {
+  await takeLock(client, lock);
   // Only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when the table
   // exists, and a runtime role that may only read and write data must start on an up-to-date database.
   const { rows: found } = await client.query<{ exists: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`);
@@ -88,6 +116,29 @@ async function applyNext(client: pg.Client, migrations: Migration[]): Promise<st
     if (checksum !== migration.checksum) throw new Error(`Migration ${migration.name} was changed after it was applied`);
   }
   return null;
+}
+
+interface LockWait {
+  /** When the whole run stops waiting (Date.now() milliseconds), and the configured wait it came from. */
+  deadline: number;
+  waitSeconds: number;
+}
+
+/**
+ * Takes the transaction's advisory lock, waiting at most until the run's deadline: lock_timeout bounds the wait
+ * (it applies to advisory locks too), set for this statement only, so the migrations' own statements keep the
+ * session's setting.
+ */
+async function takeLock(client: pg.Client, lock: LockWait): Promise<void> {
+  const { rows } = await client.query<{ previous: string }>("SELECT current_setting('lock_timeout') AS previous");
+  await client.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, lock.deadline - Date.now())}ms`]);
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [PRISMA_MIGRATE_LOCK]);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "55P03") throw new MigrationLockTimeout(lock.waitSeconds);
+    throw error;
+  }
+  await client.query("SELECT set_config('lock_timeout', $1, true)", [rows[0].previous]);
 }
 
 async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import "server-only";
-import { createDatabaseClient, DEFAULT_POOL_SIZE, type Db } from "@/lib/db/connect";
+import { createDatabaseClient, type Db } from "@/lib/db/connect";
+import { numericSetting } from "@/lib/settings.mjs";
 
 export type { Db } from "@/lib/db/connect";
 
@@ -15,6 +16,5 @@ export function database(): Db {
   if (globalForDb.leadIntakeDb) return globalForDb.leadIntakeDb;
   const connectionString = process.env.DATABASE_URL;
   if (!connectionString) throw new Error("DATABASE_URL is not set");
-  const poolSize = Number(process.env.DATABASE_POOL_SIZE ?? DEFAULT_POOL_SIZE);
-  return (globalForDb.leadIntakeDb = createDatabaseClient(connectionString, poolSize));
+  return (globalForDb.leadIntakeDb = createDatabaseClient(connectionString, numericSetting("DATABASE_POOL_SIZE")));
 }

@@ -1,3 +1,5 @@
+import { numericSetting } from "@/lib/settings.mjs";
+
 /**
  * How many of the pool's connections the read operations (the GETs of /api/leads, /api/leads/sources and
  * /api/leads/agents) may hold at once, so that lead creation always finds the rest: without it, ten slow reads
@@ -26,9 +28,8 @@ const READ_QUEUE = 8;
  * The read connections of a pool of `poolSize`: DATABASE_READ_CONNECTIONS when set, else half the pool; always at
  * least one and, with two connections or more, at least one fewer than the pool, so lead creation keeps one.
  */
-export function readConnections(poolSize: number, configured = process.env.DATABASE_READ_CONNECTIONS): number {
-  const wanted = configured ? Number(configured) : Math.floor(poolSize / 2);
-  if (configured && (!Number.isInteger(wanted) || wanted < 1)) throw new Error("DATABASE_READ_CONNECTIONS must be a whole number of at least 1");
+export function readConnections(poolSize: number, env: Record<string, string | undefined> = process.env): number {
+  const wanted = numericSetting("DATABASE_READ_CONNECTIONS", env) ?? Math.floor(poolSize / 2);
   return Math.max(1, Math.min(wanted, poolSize - 1));
 }
 

@@ -5,7 +5,18 @@
 // folder only root can change, and `npm start` keeps its data outside the clone.
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import path from "node:path";
 
 const USER = "postgres";
@@ -86,16 +97,37 @@ function rootOnly(stat, kind) {
   return stat[kind]() && stat.uid === 0 && (stat.mode & 0o022) === 0;
 }
 
-/** The copy is ours to run: a folder (not a link) with its binaries, each root's alone. Only root writes beside it. */
+/**
+ * The copy is ours to run: a folder (not a link) with its binaries, and every folder and file in it root's alone
+ * (postgres loads its libraries and extensions from lib/ and reads share/), every link in it root's and pointing
+ * inside it. Only root writes beside it.
+ */
 function trustedCopy(copy, reachable) {
   try {
-    return rootOnly(lstatSync(copy), "isDirectory") && [reachable.initdb, reachable.postgres].every((file) => rootOnly(lstatSync(file), "isFile"));
+    if (!rootOnly(lstatSync(copy), "isDirectory")) return false;
+    if (![reachable.initdb, reachable.postgres].every((file) => rootOnly(lstatSync(file), "isFile"))) return false;
+    return readdirSync(copy, { recursive: true, withFileTypes: true }).every((entry) => {
+      const file = path.join(entry.parentPath, entry.name);
+      const stat = lstatSync(file);
+      if (stat.isSymbolicLink()) {
+        return stat.uid === 0 && within(copy, path.resolve(path.dirname(file), readlinkSync(file)));
+      }
+      return rootOnly(stat, stat.isDirectory() ? "isDirectory" : "isFile");
+    });
   } catch {
     return false;
   }
 }
 
-/** Copies the binaries aside, then renames them into place: a concurrent start never sees half a copy. */
+function within(folder, file) {
+  const relative = path.relative(folder, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
+
+/**
+ * Copies the binaries aside, then renames them into place: a concurrent start never sees half a copy. A copy that
+ * fails the check of trustedCopy in any file is replaced whole.
+ */
 function replaceCopy(copy, reachable) {
   const partial = `${copy}.${randomBytes(4).toString("hex")}`;
   cpSync(NATIVE, partial, { recursive: true, verbatimSymlinks: true });

@@ -10,8 +10,9 @@
 // Next drains first (stops accepting, finishes what it serves), then the database
 // stops. If either of them dies, the launcher stops the other and exits 1 so that a
 // supervisor restarts the service. Every failure is one sentence: what happened and
-// what to do.
-import { spawn, spawnSync } from "node:child_process";
+// what to do. Nothing here blocks the event loop: SIGTERM ends every stage of start-up
+// (build, database, migrations) and the processes it started.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, chmodSync, existsSync, statSync } from "node:fs";
 import { shortKeyProblem } from "./api-key.mjs";
@@ -20,14 +21,19 @@ import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupErr
 import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
 import { heapArgs } from "./next-server-heap.mjs";
 import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
+import { numericSetting, numericSettingsProblem } from "../settings.mjs";
 
 const ENV_FILE = ".env.local";
-const port = Number(process.env.PORT ?? 3000);
 /** How long Next may take to finish in-flight requests on shutdown before it is killed: a request's own bound, and a little. */
 const DRAIN_MS = REQUEST_TIMEOUT_MS + 5_000;
 
+let port;
+/** The embedded PostgreSQL while it starts, then once it runs. */
+let databaseStarting;
 let database;
 let server;
+/** The build or the database preparation while it runs (each a child process of its own). */
+const stages = new Set();
 let stopping = false;
 
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => shutdown(0));
@@ -43,8 +49,9 @@ async function main() {
     keepPrivate(ENV_FILE);
     process.loadEnvFile(ENV_FILE); // DATABASE_URL and the like too
   }
-  const keyProblem = shortKeyProblem(process.env);
-  if (keyProblem) throw new StartupError(keyProblem);
+  const problem = shortKeyProblem(process.env) ?? numericSettingsProblem(process.env);
+  if (problem) throw new StartupError(problem);
+  port = numericSetting("PORT");
   const keySource = keyFromEnvironment ? "environment" : process.env.LEADS_API_KEY ? "file" : generateKey();
   const dir = process.env.DATABASE_URL ? null : embeddedDataDir();
   if (dir) await checkEarlierLauncher(dir);
@@ -52,7 +59,9 @@ async function main() {
     throw new StartupError(`Port ${port} is already in use (another server, perhaps an earlier npm start); stop it, or set PORT to a free port`);
   }
   if (dir) {
-    database = await startEmbeddedPostgres({ dir, port: Number(process.env.EMBEDDED_PG_PORT ?? 54329), database: "leads" });
+    databaseStarting = startEmbeddedPostgres({ dir, port: numericSetting("EMBEDDED_PG_PORT"), database: "leads" });
+    database = await databaseStarting;
+    if (stopping) return;
     recordLauncher({ port, postgresPid: database.pid });
     process.env.DATABASE_URL = database.url;
     database.exited.then((how) => {
@@ -62,19 +71,52 @@ async function main() {
   }
 
   if (!process.argv.includes("--no-build")) {
-    // the OpenAPI document, then next build
-    if (spawnSync("npm", ["run", "build"], { stdio: "inherit" }).status !== 0) throw new StartupError("The build failed (see its output above); fix that and run npm start again");
-  }
-  // Migrations and the configured default sources are in place before the server
-  // starts, so no request (a listing included) is the one that writes them.
-  if (spawnSync("npx", ["tsx", "scripts/prepare-db.ts"], { stdio: "inherit" }).status !== 0) {
-    throw new StartupError("Preparing the database failed (see the line above); fix that and start again");
+    // the OpenAPI document, then next build; in a process group of its own, so that stopping ends npm's children too
+    const built = await runStage("npm", ["run", "build"], { detached: true });
+    if (stopping) return;
+    if (built !== 0) throw new StartupError("The build failed (see its output above); fix that and run npm start again");
   }
   if (stopping) return;
-  startNext(keySource);
+  startNext();
+  // Beside the server, so that liveness answers while the migrations wait for their lock; data requests and
+  // readiness wait for the server's own preparation (instrumentation.ts), which finds this one's work done.
+  // A failure stops the service: the child has printed its one sentence.
+  const prepared = await runStage(process.execPath, ["--import", "tsx", "scripts/prepare-db.ts"]);
+  if (stopping) return;
+  if (prepared !== 0) return shutdown(1);
+  await announceWhenLive(keySource);
 }
 
-function startNext(keySource) {
+/** A start-up stage as a child process, its output inherited; resolves with its exit code (1 when it could not run). */
+function runStage(command, args, { detached = false } = {}) {
+  const child = spawn(command, args, { stdio: "inherit", detached });
+  stages.add({ child, detached });
+  return new Promise((resolve) => {
+    child.once("error", () => resolve(1));
+    child.once("exit", (code) => {
+      for (const stage of stages) if (stage.child === child) stages.delete(stage);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/** Ends the stages still running (a build's whole process group) and waits until they have exited. */
+async function stopStages() {
+  await Promise.all(
+    [...stages].map(({ child, detached }) => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      try {
+        if (detached) process.kill(-child.pid, "SIGTERM");
+        else child.kill("SIGTERM");
+      } catch {
+        return undefined; // exited meanwhile
+      }
+      return exited;
+    }),
+  );
+}
+
+function startNext() {
   // Next itself, not through npx: a signal to the launcher must reach the server.
   const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
   const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
@@ -83,13 +125,15 @@ function startNext(keySource) {
   server = spawn(process.execPath, [...heapArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });
-  announceWhenLive(keySource);
   server.on("exit", (code, signal) => {
     if (!stopping) shutdown(1, `The Next.js server stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the database too, so that a supervisor can restart the service`);
   });
 }
 
-/** Once the server answers its liveness check (after Next's "Ready"): where the service is and how to call it. */
+/**
+ * Once the database is prepared and the server answers its liveness check (after Next's "Ready"): where the service
+ * is and how to call it.
+ */
 async function announceWhenLive(keySource) {
   const live = `http://127.0.0.1:${port}/api/health/live`;
   while (!stopping && server.exitCode === null) {
@@ -127,6 +171,7 @@ async function shutdown(code, why) {
   if (stopping) return;
   stopping = true;
   if (why) console.error(why);
+  await stopStages();
   if (server && server.exitCode === null && server.signalCode === null) {
     const exited = new Promise((resolve) => server.once("exit", resolve));
     server.kill("SIGTERM");
@@ -134,7 +179,8 @@ async function shutdown(code, why) {
     await exited;
     clearTimeout(timer);
   }
-  await database?.stop();
+  // A stop during the database's start waits for it to be up, then stops it: no cluster is left behind.
+  await (database ?? (await databaseStarting?.catch(() => undefined)))?.stop();
   forgetLauncher();
   process.exit(code);
 }

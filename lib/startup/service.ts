@@ -5,10 +5,12 @@ import { prepareDatabase } from "@/lib/startup/prepare";
 
 /**
  * The server process's start-up work: pending migrations and the configured default
- * sources, once per process. instrumentation.ts runs it before Next serves the first
- * request. When the database is down then, the process starts anyway (liveness 200,
- * readiness 503) and the work is tried again by the next request or readiness check,
- * one attempt at a time, until it succeeds; a failed attempt is not remembered.
+ * sources, once per process. instrumentation.ts starts it without waiting for it, so
+ * liveness answers while it runs (a migrations' lock held by another session can take up
+ * to LEADS_MIGRATION_LOCK_TIMEOUT); data requests and readiness wait for it. When it
+ * fails, the process serves on (liveness 200, readiness 503) and the work is tried again
+ * by the next request or readiness check, one attempt at a time, until it succeeds; a
+ * failed attempt is not remembered.
  */
 interface StartupState {
   prepared: boolean;
@@ -39,15 +41,22 @@ export function prepareService(): Promise<void> {
   return state.attempt;
 }
 
-/** For instrumentation.ts: one attempt; a failure is logged (by kind only) instead of stopping the server. */
+/**
+ * For instrumentation.ts: one attempt; a failure is logged instead of stopping the server, by kind only, or as the
+ * sentence of a migrations' lock held past its wait (lib/db/migrate.ts), whose message names no data.
+ */
 export async function startService(): Promise<void> {
   try {
     await prepareService();
   } catch (error) {
+    const lockHeld = error instanceof Error && error.name === "MigrationLockTimeout";
     console.error(
       JSON.stringify({
+        time: new Date().toISOString(),
         level: "error",
-        msg: "start-up preparation failed; retried by the next request or readiness check",
+        msg: lockHeld
+          ? `${(error as Error).message}; start-up is tried again by the next request or readiness check`
+          : "start-up preparation failed; retried by the next request or readiness check",
         ...classifyFailure(error),
       }),
     );

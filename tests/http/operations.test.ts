@@ -114,7 +114,7 @@ describe("request ids", () => {
 });
 
 describe("access log", () => {
-  it("has one line per request with exactly the documented fields, and which key matched", async () => {
+  it("has one line per request with exactly the documented fields, which key matched, and no key in its path", async () => {
     const requests: [string, string, Record<string, string>, string | undefined, Record<string, unknown>][] = [
       ["GET", `/api/leads?referrer=Operations%20Fair&limit=1&key=${TEST_KEY}`, auth(), undefined, { status: 400, code: "INVALID_INPUT", key: "current", path: "/api/leads" }],
       ["GET", "/api/leads?referrer=Operations%20Fair&limit=1", auth(PREVIOUS_KEY), undefined, { status: 200, key: "previous", path: "/api/leads" }],
@@ -123,6 +123,10 @@ describe("access log", () => {
       ["GET", "/api/leads/sources", auth("wrong-key"), undefined, { status: 401, code: "UNAUTHORIZED", path: "/api/leads/sources" }],
       ["GET", "/api/health/ready?probe=1", {}, undefined, { status: 200, path: "/api/health/ready" }],
       ["PUT", "/api/agents", {}, undefined, { status: 405, code: "METHOD_NOT_ALLOWED", path: "/api/agents" }],
+      // A key pasted into the path, as sent or percent-encoded, current or previous: its segment is redacted.
+      ["GET", `/api/leads/${TEST_KEY}`, {}, undefined, { status: 404, code: "NOT_FOUND", path: "/api/leads/[redacted]" }],
+      ["GET", `/api/leads/${TEST_KEY.slice(0, 3)}%${TEST_KEY.charCodeAt(3).toString(16)}${TEST_KEY.slice(4)}`, {}, undefined, { status: 404, code: "NOT_FOUND", path: "/api/leads/[redacted]" }],
+      ["GET", `/api/x${PREVIOUS_KEY}/leads`, {}, undefined, { status: 404, code: "NOT_FOUND", path: "/api/[redacted]/leads" }],
     ];
     let i = 0;
     for (const [method, path, headers, body, expected] of requests) {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
 import { readConfiguredSources } from "@/lib/leads/sources/configured";
 import { shortKeyProblem } from "@/lib/runtime/api-key.mjs";
+import { numericSettingsProblem } from "@/lib/settings.mjs";
 import { startLoadBalancer, type LoadBalancer } from "@/scripts/pooler";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { call } from "../helpers/api";
@@ -15,8 +16,8 @@ import { sendRaw } from "../helpers/raw-http";
 /**
  * A host that runs plain `next start` itself, without the launcher (and so without
  * scripts/prepare-db.ts) and without the preload (lib/runtime/next-server-preload.mjs),
- * as on a platform that takes no `node --import`: instrumentation.ts applies the
- * migrations and creates the configured sources before the first request is served;
+ * as on a platform that takes no `node --import`: instrumentation.ts starts applying the
+ * migrations and creating the configured sources at start, and data requests wait for it;
  * what the preload would bound, the reverse proxy bounds (docs/host-guide.md, "Deployment shapes").
  */
 const NEXT = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
@@ -43,14 +44,24 @@ afterAll(async () => {
 });
 
 describe("a host's own `next start` on an empty database", () => {
-  it("applied every migration and created the configured sources before serving a data request", async () => {
-    // Nothing but liveness has been asked yet: the work was done at start, not by a request.
-    const { rows } = await db.sql.query<{ migration_name: string }>(
-      `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
-    );
-    expect(rows.map((r) => r.migration_name)).toEqual((await readMigrations()).map((m) => m.name));
-    const { rows: sources } = await db.sql.query("SELECT name FROM customers WHERE kind = 'source'");
-    expect(sources.length).toBe(readConfiguredSources().length);
+  it("applies every migration and creates the configured sources at start, before serving a data request", async () => {
+    // Nothing but liveness has been asked: the work is done by the start, which liveness does not wait for.
+    const names = (await readMigrations()).map((m) => m.name);
+    const applied = async () =>
+      (
+        await db.sql.query<{ migration_name: string }>(
+          `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
+        )
+      ).rows.map((r) => r.migration_name);
+    const sourceCount = async () =>
+      (await db.sql.query("SELECT name FROM customers WHERE kind = 'source'").catch(() => ({ rows: [] }))).rows.length;
+    const done = async () =>
+      (await applied().catch(() => [])).length === names.length && (await sourceCount()) >= readConfiguredSources().length;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !(await done()); ) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(await applied()).toEqual(names);
+    expect(await sourceCount()).toBe(readConfiguredSources().length);
     const res = await call("GET", "/api/leads/sources", { baseUrl });
     expect(res.body.sources.map((s: { name: string }) => s.name).sort()).toEqual(readConfiguredSources().map((s) => s.name).sort());
     expect((await call("GET", "/api/health/ready", { baseUrl, key: null })).status).toBe(200);
@@ -71,6 +82,22 @@ describe("a host's own `next start` with a key under the minimum length", () => 
     expect(output.split("\n")).toContain(shortKeyProblem(short));
     expect(output).not.toContain(short.LEADS_API_KEY);
     expect(output).not.toMatch(/^\s+at /m); // no stack trace
+  }, 90_000);
+});
+
+describe("a host's own `next start` with a numeric setting that is not a number in its range", () => {
+  it("exits 1 with the launcher's one sentence, not a NaN pool", async () => {
+    const port = await freePort();
+    const wrong = { DATABASE_POOL_SIZE: "abc" };
+    const started = spawnSync(process.execPath, [NEXT, "start", "-p", String(port)], {
+      env: { ...process.env, ...wrong, DATABASE_URL: "postgresql://unused@127.0.0.1:1/unused" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(started.status).toBe(1);
+    const output = `${started.stdout}${started.stderr}`;
+    expect(output.split("\n")).toContain(numericSettingsProblem(wrong));
+    expect(output).not.toMatch(/^\s+at /m);
   }, 90_000);
 });
 

@@ -134,4 +134,28 @@ describe.runIf(asRoot)("root's copy of the PostgreSQL binaries, with the temp fo
     expect(existsSync(marker())).toBe(false);
     expect(rootOnlyPath(binary)).toBe(true);
   }, 120_000);
+
+  it("a folder or file anywhere in root's copy that another user can change, or a link out of it, gets the copy replaced whole", async () => {
+    const copy = path.dirname(path.dirname((await startClusterInClone(clone)).binary));
+    expect(rootOnlyPath(path.join(copy, "bin", "postgres"))).toBe(true);
+    const lib = path.join(copy, "lib");
+    const sample = path.join(copy, "share", "postgresql", "pg_hba.conf.sample");
+    const escape = path.join(copy, "share", "postgresql", "extension", "escape");
+    await chmod(lib, 0o777);
+    await chmod(sample, 0o666);
+    await symlink("/etc", escape);
+    try {
+      const { output, binary } = await startClusterInClone(clone);
+      expect(output).toBe(`started ${binary}`);
+      expect(binary).toBe(path.join(copy, "bin", "postgres"));
+      expect(lstatSync(lib).mode & 0o022).toBe(0);
+      expect(lstatSync(sample).mode & 0o022).toBe(0);
+      expect(lstatSync(escape, { throwIfNoEntry: false })).toBeUndefined();
+    } finally {
+      // Whatever happened, the shared copy is left as root's alone for every other run on this machine.
+      await rm(escape, { force: true });
+      await chmod(lib, 0o755).catch(() => {});
+      await chmod(sample, 0o644).catch(() => {});
+    }
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { chown, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
+import { chmod, chown, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -14,6 +14,7 @@ import {
 } from "@/lib/runtime/embedded-postgres.mjs";
 import { postgresUser, reachableBinaries } from "@/lib/runtime/postgres-user.mjs";
 import { freePort } from "@/scripts/process-group";
+import { TEST_KEY } from "../helpers/key";
 import { listeningSockets } from "../helpers/process-tree";
 
 /**
@@ -25,6 +26,8 @@ import { listeningSockets } from "../helpers/process-tree";
 const asRoot = process.getuid?.() === 0;
 /** The password a cluster had when every cluster shared one. */
 const FIXED = "postgres";
+/** Something the operator exported that PostgreSQL has no use for. */
+const OPERATOR_SECRET = "operator-secret-value-1234";
 
 let dir: string;
 let port: number;
@@ -33,7 +36,14 @@ let server: EmbeddedPostgresServer;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "lead-intake-access-pg-"));
   port = await freePort();
-  server = await startEmbeddedPostgres({ dir, port, database: "access", persistent: false });
+  // As the launcher runs it: with the key and the operator's own variables in its environment.
+  process.env.LEADS_API_KEY = TEST_KEY;
+  process.env.OPERATOR_SECRET = OPERATOR_SECRET;
+  try {
+    server = await startEmbeddedPostgres({ dir, port, database: "access", persistent: false });
+  } finally {
+    delete process.env.OPERATOR_SECRET;
+  }
 });
 
 afterAll(async () => {
@@ -53,6 +63,54 @@ async function login(url: string): Promise<string> {
     await client.end().catch(() => {});
   }
 }
+
+/** A superuser session's answers to `queries`, in order. */
+async function asSuperuser(url: string, ...queries: string[]): Promise<Record<string, unknown>[][]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const answers: Record<string, unknown>[][] = [];
+    for (const query of queries) answers.push((await client.query(query)).rows);
+    return answers;
+  } finally {
+    await client.end();
+  }
+}
+
+/** SQL run in single-user mode on the stopped cluster in `folder`, as the user PostgreSQL runs as; its output. */
+function singleUser(folder: string, sql: string): string {
+  const ids = postgresUser();
+  const run = spawnSync(reachableBinaries(ids).postgres, ["--single", "-D", folder, "postgres"], {
+    uid: ids.uid,
+    gid: ids.gid,
+    input: `${sql}\n`,
+    encoding: "utf8",
+  });
+  expect(run.status, run.stderr).toBe(0);
+  expect(run.stderr).not.toMatch(/ERROR|FATAL/);
+  return `${run.stdout}${run.stderr}`;
+}
+
+/** A file of access rules that lets anyone in without a password, readable by the server's user. */
+async function trustFile(): Promise<string> {
+  const folder = await mkdtemp(path.join(tmpdir(), "lead-intake-trust-"));
+  await chmod(folder, 0o755);
+  const file = path.join(folder, "trust.conf");
+  await writeFile(file, "host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n", { mode: 0o644 });
+  return file;
+}
+
+/** Names of the environment variables of a process, from /proc. */
+function environmentOf(pid: number): Map<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+}
+
+/**
+ * What PostgreSQL may carry in its environment: what the launcher passes (PATH, the locale, the time zone), what
+ * PostgreSQL sets itself (LC_* of the cluster, PGSYSCONFDIR) and what the shell of COPY ... FROM PROGRAM adds.
+ */
+const ALLOWED_ENVIRONMENT = /^(PATH|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TZDIR|PGSYSCONFDIR|PWD|SHLVL|_)$/;
 
 /** A command run as the `nobody` OS user: its exit status and what it printed. */
 function asNobody(command: string[], env: Record<string, string> = {}) {
@@ -102,6 +160,46 @@ describe("the embedded PostgreSQL's logins", () => {
     expect(read.status).not.toBe(0);
     expect(read.output).toContain("Permission denied");
   });
+});
+
+describe("the embedded PostgreSQL's process", () => {
+  it("starts with a minimal environment: no key and nothing of the operator's, in the postmaster or a backend", async () => {
+    const postmaster = environmentOf(server.pid);
+    const [, , backend] = await asSuperuser(
+      server.url,
+      "CREATE TEMP TABLE environment (line text)",
+      "COPY environment FROM PROGRAM 'env'",
+      "SELECT line FROM environment",
+    );
+    const backendNames = backend.map(({ line }) => String(line).split("=")[0]).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+    expect(backendNames).toContain("PATH");
+    for (const names of [[...postmaster.keys()], backendNames]) {
+      expect(names.filter((name) => !ALLOWED_ENVIRONMENT.test(name))).toEqual([]);
+    }
+    const everything = [...postmaster.values(), ...backend.map(({ line }) => String(line))].join("\n");
+    expect(everything).not.toContain(TEST_KEY);
+    expect(everything).not.toContain(OPERATOR_SECRET);
+  });
+
+  it("reads the access rules and settings from files fixed on its command line: ALTER SYSTEM SET hba_file is outranked", async () => {
+    const own = await mkdtemp(path.join(tmpdir(), "lead-intake-hba-pg-"));
+    const ownPort = await freePort();
+    let cluster = await startEmbeddedPostgres({ dir: own, port: ownPort, database: "own" });
+    try {
+      const trust = await trustFile();
+      await asSuperuser(cluster.url, `ALTER SYSTEM SET hba_file = '${trust}'`);
+      await cluster.stop();
+      cluster = await startEmbeddedPostgres({ dir: own, port: ownPort, database: "own" });
+      const [[hba], [config]] = await asSuperuser(cluster.url, "SHOW hba_file", "SHOW config_file");
+      expect(hba.hba_file).toBe(path.join(own, "pg_hba.conf"));
+      expect(config.config_file).toBe(path.join(own, "postgresql.conf"));
+      expect(await login(`postgresql://postgres:wrong@127.0.0.1:${ownPort}/own`)).toBe("refused 28P01");
+      await rm(path.dirname(trust), { recursive: true, force: true });
+    } finally {
+      await cluster.stop();
+      removeEmbeddedCluster(own);
+    }
+  }, 60_000);
 });
 
 describe("a cluster made with the fixed password (no password file)", () => {
@@ -154,6 +252,32 @@ describe("a cluster made with the fixed password (no password file)", () => {
     // Upgraded once: the next start keeps that password and says nothing.
     await legacyServer!.stop();
     expect(await startPrinting(legacy, legacyPort)).toEqual([]);
+    expect(await login(embeddedUrl(legacy, legacyPort, "kept"))).toBe("postgres");
+  }, 60_000);
+
+  it("resets its ALTER SYSTEM settings, so a trust file planted as hba_file lets no one in with the old password", async () => {
+    legacy = await makeLegacyCluster();
+    const trust = await trustFile();
+    singleUser(legacy, `ALTER SYSTEM SET hba_file = '${trust}'`);
+    const legacyPort = await freePort();
+    const printed = await startPrinting(legacy, legacyPort);
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).toContain('the fixed password "postgres" no longer works');
+    expect(await login(`postgresql://postgres:${FIXED}@127.0.0.1:${legacyPort}/kept`)).toBe("refused 28P01");
+    expect(readFileSync(path.join(legacy, "postgresql.auto.conf"), "utf8")).not.toContain("hba_file");
+    await rm(path.dirname(trust), { recursive: true, force: true });
+  }, 60_000);
+
+  it("refuses to start, in one sentence, while a login or superuser role it did not make is there; starts once it is dropped", async () => {
+    legacy = await makeLegacyCluster();
+    singleUser(legacy, "CREATE ROLE intruder LOGIN SUPERUSER PASSWORD 'postgres'\nCREATE ROLE \"Reader\" LOGIN\nCREATE ROLE nologin_group");
+    const legacyPort = await freePort();
+    await expect(startEmbeddedPostgres({ dir: legacy, port: legacyPort, database: "kept" })).rejects.toThrow(
+      `The embedded database in ${legacy} dates from the shared password "postgres" and has roles that can log in or are superusers which npm start did not make ("Reader", intruder), which anyone could have made then; drop them (as the postgres user: postgres --single -D ${legacy} postgres, then DROP ROLE name;) or remove ${legacy} to start afresh, then start again`,
+    );
+    expect(existsSync(passwordFile(legacy))).toBe(false); // refused again at the next start, not waved through
+    singleUser(legacy, 'DROP ROLE intruder\nDROP ROLE "Reader"');
+    expect(await startPrinting(legacy, legacyPort)).toHaveLength(1);
     expect(await login(embeddedUrl(legacy, legacyPort, "kept"))).toBe("postgres");
   }, 60_000);
 });

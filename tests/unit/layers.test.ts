@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 /**
  * The layers of the project's code, top first: a file may import its own layer or a lower one, never a higher
  * one, and no file reaches itself through its imports. Route -> wrapper -> start-up -> domain -> data access ->
- * client -> generated Prisma client. The consumers of the contract (routes, document, client, importer, tracing,
+ * client -> settings (lib/settings.mjs) -> generated Prisma client. The consumers of the contract (routes, document, client, importer, tracing,
  * the launcher, the tools, the benchmark and the tests) stand at the top.
  */
 const LAYERS: [string, string[]][] = [
@@ -18,6 +18,7 @@ const LAYERS: [string, string[]][] = [
   ["domain", ["lib/leads/"]],
   ["data access", ["lib/db/store/"]],
   ["client", ["lib/db/"]],
+  ["settings", ["lib/settings.mjs"]],
   ["generated", ["lib/generated/"]],
 ];
 

@@ -1,0 +1,19 @@
+type Env = Record<string, string | undefined>;
+interface Range {
+  fallback: number | undefined;
+  min: number;
+  max: number;
+}
+export const NUMERIC_SETTINGS: {
+  PORT: Range & { fallback: number };
+  EMBEDDED_PG_PORT: Range & { fallback: number };
+  DATABASE_POOL_SIZE: Range & { fallback: number };
+  DATABASE_READ_CONNECTIONS: Range & { fallback: undefined };
+  LEADS_MIGRATION_LOCK_TIMEOUT: Range & { fallback: number };
+};
+export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
+export function numericSettingsProblem(env?: Env): string | undefined;
+export function numericSetting<Name extends NumericSetting>(
+  name: Name,
+  env?: Env,
+): (typeof NUMERIC_SETTINGS)[Name]["fallback"] | number;
