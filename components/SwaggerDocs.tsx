@@ -49,6 +49,7 @@ export default function SwaggerDocs({ url }: { url: string }) {
 
   return (
     <>
+      {/* eslint-disable-next-line @next/next/no-css-tags -- React hoists it into <head> of the docs page only */}
       <link rel="stylesheet" href="/swagger-ui/swagger-ui.css" precedence="default" />
       <Script src="/swagger-ui/swagger-ui-bundle.js" strategy="afterInteractive" onReady={render} />
       <div ref={container} data-testid="swagger-ui" />

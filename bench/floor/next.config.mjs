@@ -1,3 +1,4 @@
 /** @type {import('next').NextConfig} */
 // pg as a plain Node module, as in the service's next.config.mjs.
-export default { poweredByHeader: false, serverExternalPackages: ["pg"] };
+const nextConfig = { poweredByHeader: false, serverExternalPackages: ["pg"] };
+export default nextConfig;

@@ -8,7 +8,7 @@ import { live } from "@/lib/openapi/health/live";
 import { ready } from "@/lib/openapi/health/ready";
 import { createLead } from "@/lib/openapi/leads/create-lead";
 import { listLeads } from "@/lib/openapi/leads/list-leads";
-import { errorResponse, ref, type Operation } from "@/lib/openapi/operation";
+import { errorResponse, type Operation } from "@/lib/openapi/operation";
 import { listSources } from "@/lib/openapi/sources/list-sources";
 import { examples } from "@/lib/openapi/examples";
 import { requestSchemas, responseSchemas } from "@/lib/openapi/schemas";
@@ -21,7 +21,7 @@ import { requestSchemas, responseSchemas } from "@/lib/openapi/schemas";
  * guide (./guide.md). scripts/build-openapi.ts writes the result to public/openapi.json.
  */
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** JSON Schemas of named zod schemas; references between them become component $refs. */
 function componentSchemas(named: Record<string, z.ZodType>, io: "input" | "output"): Json {
@@ -119,6 +119,14 @@ function openApiDefinition(): Json {
 }
 
 /** The document. next-swagger-doc also reads `@openapi` comments under app/api; the routes have none. */
-export function buildOpenApiDocument(): Json {
-  return createSwaggerSpec({ apiFolder: "app/api", definition: openApiDefinition() as NonNullable<Parameters<typeof createSwaggerSpec>[0]>["definition"] }) as Json;
+/** The parts of the document that its readers use by name; the rest is JSON. */
+export interface OpenApiDocument extends Json {
+  openapi: string;
+  info: Json & { version: string };
+  paths: Record<string, Record<string, Json>>;
+  components: Json & { schemas: Record<string, Json> };
+}
+
+export function buildOpenApiDocument(): OpenApiDocument {
+  return createSwaggerSpec({ apiFolder: "app/api", definition: openApiDefinition() as NonNullable<Parameters<typeof createSwaggerSpec>[0]>["definition"] }) as OpenApiDocument;
 }

@@ -68,8 +68,8 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
 
 /** Hands a request to the route handler Next would pick for its path. */
 export function route(request: Request): Promise<Response> {
-  const module = ROUTES[new URL(request.url).pathname] ?? catchAll;
-  return module[request.method](request);
+  const handlers = ROUTES[new URL(request.url).pathname] ?? catchAll;
+  return handlers[request.method](request);
 }
 
 export const post = (body: unknown, options: CallOptions = {}) => call("POST", "/api/leads", { ...options, body });

@@ -149,13 +149,21 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (value += '"'), i++;
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        value += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
       else value += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ",") row.push(value), (value = "");
-    else if (ch === "\n") row.push(value), rows.push(row), (row = []), (value = "");
-    else value += ch;
+    else if (ch === ",") {
+      row.push(value);
+      value = "";
+    } else if (ch === "\n") {
+      row.push(value);
+      rows.push(row);
+      row = [];
+      value = "";
+    } else value += ch;
   }
   return rows;
 }

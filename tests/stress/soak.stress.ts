@@ -91,8 +91,6 @@ async function drive(seconds: number, overallRate?: number): Promise<Load> {
   };
 }
 
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-
 describe("soak", () => {
   it(`serves mixed load at half its maximum for ${SOAK_MINUTES} min without errors or memory growth`, async () => {
     const pid = nextServerPid(server.baseUrl);

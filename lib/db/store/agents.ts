@@ -2,9 +2,10 @@ import type { Db } from "@/lib/db/prisma";
 import { eligibleAgentsSql, layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 
-const agentFields = { id: true, name: true, platformId: true, accessLevels: true } satisfies Prisma.UserSelect;
 /** A row of eligibleAgentsSql: the generated User type; the query keeps only users with a platform id. */
-export type AgentRow = Prisma.UserGetPayload<{ select: typeof agentFields }> & { platformId: string };
+export type AgentRow = Prisma.UserGetPayload<{ select: { id: true; name: true; platformId: true; accessLevels: true } }> & {
+  platformId: string;
+};
 
 /** Every user leads can be assigned to, by name then id. */
 export async function listAgentRows(db: Db): Promise<AgentRow[]> {

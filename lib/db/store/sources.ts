@@ -2,8 +2,7 @@ import type { Db } from "@/lib/db/prisma";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /** A source account as stored: the generated Customer type. */
-const sourceSelect = { id: true, name: true, sourceType: true } satisfies Prisma.CustomerSelect;
-export type SourceRow = Prisma.CustomerGetPayload<{ select: typeof sourceSelect }>;
+export type SourceRow = Prisma.CustomerGetPayload<{ select: { id: true; name: true; sourceType: true } }>;
 
 /** A new source account: its id, cleaned name, type, and the key of its name (lib/leads/source-name.ts). */
 export interface NewSourceRow {

@@ -1,0 +1,26 @@
+import { defineConfig, globalIgnores } from "eslint/config";
+import nextVitals from "eslint-config-next/core-web-vitals";
+import nextTs from "eslint-config-next/typescript";
+import prettier from "eslint-config-prettier/flat";
+
+// Next's recommended rules with typescript-eslint's recommended ones; formatting is Prettier's alone.
+export default defineConfig([
+  ...nextVitals,
+  ...nextTs,
+  prettier,
+  {
+    rules: {
+      // A leading underscore marks a parameter or binding kept for its position; a rest sibling drops fields on purpose.
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
+    },
+  },
+  {
+    // Test bodies are JSON checked against the OpenAPI document at run time (tests/helpers/openapi.ts).
+    files: ["tests/**"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+  globalIgnores([".next/**", "lib/generated/**", "public/**", "bench/floor/.next/**", "bench/results/**", "next-env.d.ts"]),
+]);
