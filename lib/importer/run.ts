@@ -1,5 +1,5 @@
 import { LeadsClient, type CreateLeadRequest } from "@/lib/client";
-import { createLeadBody } from "@/lib/leads/schemas";
+import { createLeadBody, validate } from "@/lib/leads/schemas";
 import { type Input, InputError, readInput } from "@/lib/importer/input";
 import { checkRegularOrAbsent, ImportFileError } from "@/lib/importer/files";
 import { Ledger } from "@/lib/importer/ledger";
@@ -260,7 +260,7 @@ function dryRun(input: Input, options: ImportOptions): ImportResult {
   const progress = new Progress(() => ({ total: input.rows.length, created: 0, rejected: 0, uncertain: 0 }), options.json);
   let invalid = 0;
   for (const { row, body, problem } of input.rows) {
-    const parsed = body ? createLeadBody.safeParse(body) : null;
+    const parsed = body ? validate(createLeadBody, body) : null;
     if (parsed?.success) continue;
     invalid++;
     const issues = parsed ? parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : [{ path: "", message: problem! }];

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { createLeadBody } from "@/lib/leads/schemas";
+import { createLeadBody, listLeadsQuery, validate } from "@/lib/leads/schemas";
+import { toIssues } from "@/lib/api/validation";
 import { omittedFieldValues } from "@/lib/leads/fields";
 import type { responseSchemas } from "@/lib/openapi/schemas";
 
@@ -91,11 +92,14 @@ export const examples = {
   }),
 };
 
+/** The issues the server gives an input, so the examples show its very words. */
+function issuesOf(schema: z.ZodType, input: unknown) {
+  const result = validate(schema, input);
+  return result.success ? [] : toIssues(result.error.issues);
+}
+
 /** The issues of the INVALID_INPUT examples: a POST body, and GET /api/leads's query. */
 export const invalidInput = {
-  body: [
-    { path: "leadName", message: "Too small: expected string to have >=2 characters" },
-    { path: "introducer", message: "Unknown name: not part of the API" },
-  ],
-  query: [{ path: "limit", message: "Too big: expected number to be <=500" }],
+  body: issuesOf(createLeadBody, { leadName: "A", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads", introducer: "Ali" }),
+  query: issuesOf(listLeadsQuery, { limit: "501" }),
 };
