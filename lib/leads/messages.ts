@@ -18,6 +18,8 @@ export const MESSAGES = {
   invalid: "Not allowed by the contract",
 } as const;
 
+const TRIMMED = " after trimming";
+
 /** zod's names of types, as the spec writes them. */
 const TYPE_NAMES: Record<string, string> = {
   string: "a string",
@@ -32,12 +34,15 @@ function mustBe(expected: string, input: unknown): string {
   return `Must be ${TYPE_NAMES[expected] ?? expected}${input === null ? ", not null: omit an optional field instead" : ""}`;
 }
 
+/** A text over its maximum length; `after` says how it is measured. */
+export const tooLong = (max: number, after = "") => `Too long: at most ${max} characters${after}`;
+
 /** "Too short" or "too long" for text, a bound for numbers; `inclusive` is how zod states `>` against `>=`. */
 function bound(issue: z.core.$ZodRawIssue & { code: "too_small" | "too_big" }): string {
   const limit = Number(issue.code === "too_small" ? issue.minimum : issue.maximum);
   const small = issue.code === "too_small";
   const at = issue.inclusive === false ? (small ? limit + 1 : limit - 1) : limit;
-  if (issue.origin === "string") return `${small ? "Too short" : "Too long"}: ${small ? "at least" : "at most"} ${at} characters after trimming`;
+  if (issue.origin === "string") return small ? `Too short: at least ${at} characters${TRIMMED}` : tooLong(at, TRIMMED);
   if (issue.origin === "array" || issue.origin === "set") return `${small ? "At least" : "At most"} ${at} items`;
   return `Must be ${small ? "at least" : "at most"} ${at}`;
 }
