@@ -13,16 +13,17 @@
 // what to do.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, chmodSync, existsSync, statSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { shortKeyProblem } from "./api-key.mjs";
+import { ENV_FILE, loadLocalEnv, LocalEnvError, localBaseUrl, localPort } from "./local-env.mjs";
 import { fileURLToPath } from "node:url";
 import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";
 import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
 import { heapArgs } from "./next-server-heap.mjs";
 import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
 
-const ENV_FILE = ".env.local";
-const port = Number(process.env.PORT ?? 3000);
+/** PORT, read once .env.local is loaded, so the launcher and the importer agree on it. */
+let port;
 /** How long Next may take to finish in-flight requests on shutdown before it is killed: a request's own bound, and a little. */
 const DRAIN_MS = REQUEST_TIMEOUT_MS + 5_000;
 
@@ -39,10 +40,12 @@ try {
 
 async function main() {
   const keyFromEnvironment = Boolean(process.env.LEADS_API_KEY);
-  if (existsSync(ENV_FILE)) {
-    keepPrivate(ENV_FILE);
-    process.loadEnvFile(ENV_FILE); // DATABASE_URL and the like too
+  try {
+    loadLocalEnv(); // DATABASE_URL and the like too
+  } catch (error) {
+    throw error instanceof LocalEnvError ? new StartupError(error.message) : error;
   }
+  port = localPort();
   const keyProblem = shortKeyProblem(process.env);
   if (keyProblem) throw new StartupError(keyProblem);
   const keySource = keyFromEnvironment ? "environment" : process.env.LEADS_API_KEY ? "file" : generateKey();
@@ -104,7 +107,7 @@ async function announceWhenLive(keySource) {
 
 /** Where the service is and how to call it. */
 function announce(keySource) {
-  const base = `http://localhost:${port}`;
+  const base = localBaseUrl({ PORT: String(port) });
   const key = {
     generated: `a new key was generated into ${ENV_FILE}`,
     file: `the key is in ${ENV_FILE}`,
@@ -142,16 +145,6 @@ async function shutdown(code, why) {
 function fail(sentence) {
   console.error(sentence);
   shutdown(1);
-}
-
-/** An existing file readable by group or others (an editor's or a copy's 0644) is made 0600 before it is read. */
-function keepPrivate(file) {
-  if ((statSync(file).mode & 0o077) === 0) return;
-  try {
-    chmodSync(file, 0o600);
-  } catch (error) {
-    throw new StartupError(`${file} holds the API key but is readable by other users, and making it private failed (${error.code ?? error.message}); run chmod 600 ${file} and start again`);
-  }
 }
 
 function generateKey() {
