@@ -1,4 +1,4 @@
-import { LeadsClient, type CreateLeadRequest } from "@/lib/client";
+import { LeadsClient, type CreateLeadRequest } from "@/lib/client/index";
 import { createLeadBody, validate } from "@/lib/leads/schemas";
 import { type Input, InputError, readInput } from "@/lib/importer/input";
 import { checkRegularOrAbsent, ImportFileError } from "@/lib/importer/files";

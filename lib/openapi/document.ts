@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createSwaggerSpec } from "next-swagger-doc";
 import { z } from "zod";
-import { MAX_BODY_BYTES } from "@/lib/api/errors";
+import { ERROR_CODES, ERRORS, MAX_BODY_BYTES } from "@/lib/api/errors";
 import { MAX_IF_NONE_MATCH_LENGTH } from "@/lib/api/response";
 import { listLeadsQuery } from "@/lib/leads/schemas";
 import { listAgents } from "@/lib/openapi/agents/list-agents";
@@ -120,9 +120,23 @@ function openApiDefinition(): Json {
       },
       responses: { NotFound: errorResponse(["NOT_FOUND"]), MethodNotAllowed: errorResponse(["METHOD_NOT_ALLOWED"]) },
       examples,
+      "x-error-codes": errorTable(),
       schemas: { ...componentSchemas(requestSchemas, "input"), ...componentSchemas(responseSchemas, "output") },
     },
   };
+}
+
+/**
+ * Each error code's status, retry advice and whether a GET may be retried (`transient`), as data: the typed client's
+ * error table is generated from it (scripts/client-types.ts), so the client needs no server code.
+ */
+function errorTable() {
+  return Object.fromEntries(
+    ERROR_CODES.map((code) => {
+      const spec: { status: number; retry: string; transient?: true } = ERRORS[code];
+      return [code, { status: spec.status, transient: spec.transient === true, retry: spec.retry }];
+    }),
+  );
 }
 
 /** The document. next-swagger-doc also reads `@openapi` comments under app/api; the routes have none. */
