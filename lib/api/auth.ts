@@ -41,7 +41,7 @@ export function authenticate(request: Request): MatchedKey {
   throw new Unauthorized(presented !== undefined);
 }
 
-// The server keys' digests are computed once per key value, not per request (6 µs a SHA-256 here).
+// The server keys' digests are computed once per key value, not per request (docs/decisions.md, "Per-request work computed once").
 const digests = new Map<string, Buffer>();
 
 function keyDigest(secret: string): Buffer {

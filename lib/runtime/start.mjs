@@ -81,8 +81,8 @@ function startNext(keySource) {
   // Next itself, not through npx: a signal to the launcher must reach the server.
   const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
   const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
-  // Next writes to the launcher's own stdout: relaying each access log line through this process cost
-  // 0.04 to 0.06 ms of CPU per request (docs/decisions.md).
+  // Next writes to the launcher's own stdout: relaying each access log line through this process costs CPU per request
+  // (docs/decisions.md, "The launcher does not relay Next's output").
   server = spawn(process.execPath, [...heapArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });

@@ -67,7 +67,7 @@ describe("the typed client as a package", () => {
     await writeFile(path.join(project, "integrator.mjs"), INTEGRATOR);
     const output = execFileSync(process.execPath, ["integrator.mjs"], {
       cwd: project,
-      env: { PATH: process.env.PATH, BASE_URL: server.baseUrl, LEADS_API_KEY: TEST_KEY },
+      env: { ...process.env, BASE_URL: server.baseUrl, LEADS_API_KEY: TEST_KEY },
       encoding: "utf8",
     });
     const { created, leads, sources } = JSON.parse(output);
