@@ -35,18 +35,15 @@ const postTo = (server: Server, connections: number, seconds: number) =>
   load(`${server.url}${server.postPath}`, connections, seconds, "POST");
 
 /**
- * How long each server takes POSTs at 16 connections before anything is measured. The
- * service's CPU per POST kept falling for its first 15 to 20 s of load while V8 compiled
- * its hot paths (consecutive 8 s runs after a 3 s warm-up: 1.80, 1.52, 1.12 ms; 1.36,
- * 1.18, 1.21, 1.14 ms), the floor's settled sooner. (The service / floor ratio did not
- * move with the longer warm-up: bench/README.md.) bench/profile.ts warms the same way.
+ * How long each server takes POSTs at 16 connections before anything is measured: the service's CPU per POST keeps
+ * falling while V8 compiles its hot paths (docs/decisions.md, "Benchmark warm-up and rounds"). bench/profile.ts warms
+ * the same way.
  */
 export const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 20);
 /**
  * Runs per server and connection count, taken in turn (service, floor, floor with the statement, bare, then again),
- * each figure the median of its runs. On 2 shared cores one 8 s run's CPU per request
- * moved by 10 to 20% from run to run (same server, same code), more than the
- * differences the ratios are meant to show.
+ * each figure the median of its runs: on shared cores one run moves more than the differences the ratios are meant to
+ * show (docs/decisions.md, "Benchmark warm-up and rounds").
  */
 const ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
 

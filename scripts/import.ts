@@ -1,18 +1,22 @@
 // `npm run import -- FILE [flags]`: the bulk importer (lib/importer). docs/operating.md, "Bulk importer".
 import { parseArgs } from "node:util";
 import { DEFAULT_CONCURRENCY, EXIT, runImport } from "../lib/importer/run";
+import { ENV_FILE, loadLocalEnv, LocalEnvError, localBaseUrl } from "../lib/runtime/local-env.mjs";
 
 const HELP = `Usage: npm run import -- FILE [flags]
 
 Imports leads from FILE (.csv with the API's field names as header, or .jsonl with one
-API body per line) into the Lead Intake Service. The key is read from LEADS_API_KEY.
+API body per line) into the Lead Intake Service. The key is LEADS_API_KEY, from the
+environment or else from ${ENV_FILE} in the current folder, as the server reads it.
 Running the same command again resumes a stopped or failed run without duplicates.
 
-  --base-url URL          the service (default http://localhost:3000)
+  --base-url URL          the service (default http://localhost:PORT, PORT as the server's, 3000 unset)
   --concurrency N         requests in flight, 1 to 64 (default 4)
   --dry-run               validate every row with the service's schema; send nothing
   --json                  one JSON event per line on stdout
-  --ledger PATH           the ledger (default FILE.ledger.jsonl)
+  --ledger PATH           the ledger (default FILE.ledger.jsonl); the results files are
+                          written beside it (LEDGER less .ledger.jsonl, then .created.csv
+                          and .rejected.csv)
   --resend-unreconciled   send again rows whose outcome cannot be checked (person referrers)
   --help
 
@@ -25,12 +29,20 @@ function fail(message: string): never {
   process.exit(EXIT.USAGE);
 }
 
+try {
+  loadLocalEnv();
+} catch (error) {
+  if (!(error instanceof LocalEnvError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(EXIT.USAGE);
+}
+
 let parsed;
 try {
   parsed = parseArgs({
     allowPositionals: true,
     options: {
-      "base-url": { type: "string", default: "http://localhost:3000" },
+      "base-url": { type: "string", default: localBaseUrl() },
       concurrency: { type: "string", default: String(DEFAULT_CONCURRENCY) },
       "dry-run": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
@@ -56,7 +68,9 @@ try {
   fail(`--base-url is not a URL: ${values["base-url"]}`);
 }
 const apiKey = process.env.LEADS_API_KEY ?? "";
-if (!apiKey && !values["dry-run"]) fail("Set LEADS_API_KEY to the service's key.");
+if (!apiKey && !values["dry-run"]) {
+  fail(`No key: set LEADS_API_KEY to the service's key, or run from the folder whose ${ENV_FILE} holds it (npm start writes it there).`);
+}
 
 const file = positionals[0];
 const stopping = new AbortController();

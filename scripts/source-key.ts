@@ -52,8 +52,8 @@ function literal(text: string): string {
 /**
  * lib/leads/source-name.ts's sourceKey in SQL, as a migration creates it. Only locale-independent functions:
  * normalize (Unicode NFC), translate (character for character), regexp_replace and btrim on the plain space.
- * An all-ASCII name (as many bytes as characters) skips normalize and translates with the map's ASCII part only:
- * 1 against 50 µs per name, which is what building the index over 100,000 sources costs.
+ * An all-ASCII name (as many bytes as characters) skips normalize and translates with the map's ASCII part only,
+ * which is what building the index over many sources costs (docs/decisions.md, "The source-name key").
  */
 export function sourceKeyFunctionSql(): string {
   const entries = [...SOURCE_KEY_MAP];

@@ -3,6 +3,19 @@ import { ApiError } from "@/lib/api/errors";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
+/**
+ * 401 with its RFC 6750 challenge: `Bearer`, with `error="invalid_token"` when a bearer key was presented but matched
+ * no configured key.
+ */
+export class Unauthorized extends ApiError {
+  readonly challenge: string;
+
+  constructor(keyPresented: boolean) {
+    super("UNAUTHORIZED");
+    this.challenge = keyPresented ? 'Bearer error="invalid_token"' : "Bearer";
+  }
+}
+
 /** Which configured key a request presented (the access log says it, for key rotation). */
 export type MatchedKey = "current" | "previous";
 
@@ -25,7 +38,7 @@ export function authenticate(request: Request): MatchedKey {
     if (isCurrent) return "current";
     if (isPrevious) return "previous";
   }
-  throw new ApiError("UNAUTHORIZED");
+  throw new Unauthorized(presented !== undefined);
 }
 
 /** The configured keys (current, then previous when set), for whatever must never show them (the access log). */
@@ -36,7 +49,7 @@ export function configuredKeys(): string[] {
   return keys;
 }
 
-// The server keys' digests are computed once per key value, not per request (6 µs a SHA-256 here).
+// The server keys' digests are computed once per key value, not per request (docs/decisions.md, "Per-request work computed once").
 const digests = new Map<string, Buffer>();
 
 function keyDigest(secret: string): Buffer {

@@ -12,6 +12,8 @@ interface ErrorSpec {
   retry: string;
   /** Sent as `Retry-After` (seconds) with the error, and documented with it. */
   retryAfterSeconds?: number;
+  /** The same GET may succeed later, so clients retry it (the document's `x-error-codes`, the typed client). */
+  transient?: true;
 }
 
 const FIX = "Correct the request before retrying.";
@@ -84,6 +86,7 @@ export const ERRORS = {
     when: "The request could not be completed; internal details are omitted.",
     retry:
       "GET may be retried with bounded backoff. POST: do not replay automatically: the outcome is not known to you; reconcile first (GET /api/leads) against your ledger of `referralId` and `leadCustomerId`.",
+    transient: true,
   },
   API_NOT_CONFIGURED: {
     status: 503,
@@ -103,6 +106,7 @@ export const ERRORS = {
     when: `Every database connection that reads may use was busy for ${READ_WAIT_MS / 1000} s (GET operations only; lead creation keeps connections of its own).`,
     retry: "Retry after the number of seconds in `Retry-After`; nothing was read or changed.",
     retryAfterSeconds: 1,
+    transient: true,
   },
 } as const satisfies Record<string, ErrorSpec>;
 

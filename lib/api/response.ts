@@ -1,4 +1,8 @@
-import type { ApiError } from "@/lib/api/errors";
+import { ApiError, issueAt } from "@/lib/api/errors";
+import { tooLong } from "@/lib/leads/messages";
+
+/** Longest `If-None-Match` read: a caller has one list, so a few tags; a longer one is 400 INVALID_INPUT. */
+export const MAX_IF_NONE_MATCH_LENGTH = 1024;
 
 /** Every API response is JSON and never cached (spec: Cache-Control: no-store). */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
@@ -19,13 +23,20 @@ export function entityTag(version: string): string {
 }
 
 /**
- * 304 Not Modified, without a body, when the request's If-None-Match names `etag` or is `*` (RFC 9110 13.1.2: weak
- * comparison, so `W/"…"` matches too); else null. Still no-store: the caller keeps its own copy.
+ * The entity tags of the request's If-None-Match, compared weakly (RFC 9110 13.1.2: `W/"…"` matches too), or null
+ * without the header; checked before any work, so an overlong one changes and costs nothing.
  */
-export function notModified(request: Request, etag: string): Response | null {
+export function ifNoneMatch(request: Request): string[] | null {
   const condition = request.headers.get("if-none-match");
   if (condition === null) return null;
-  const tags = condition.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
+  if (condition.length > MAX_IF_NONE_MATCH_LENGTH) {
+    throw new ApiError("INVALID_INPUT", "Invalid headers", [issueAt(["If-None-Match"], tooLong(MAX_IF_NONE_MATCH_LENGTH))]);
+  }
+  return condition.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
+}
+
+/** 304 Not Modified, without a body, when `tags` name `etag` or are `*`; else null. Still no-store: the caller keeps its own copy. */
+export function notModified(tags: string[], etag: string): Response | null {
   if (!tags.includes("*") && !tags.includes(etag)) return null;
   return new Response(null, { status: 304, headers: { "Cache-Control": "no-store", ETag: etag } });
 }

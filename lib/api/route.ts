@@ -1,6 +1,6 @@
 import { trace } from "@opentelemetry/api";
 import { prepareService, servicePrepared } from "@/lib/startup/service";
-import { authenticate, type MatchedKey } from "@/lib/api/auth";
+import { authenticate, type MatchedKey, Unauthorized } from "@/lib/api/auth";
 import { ApiError, retryAfterOf, type ErrorCode } from "@/lib/api/errors";
 import { LeadRefusal } from "@/lib/leads/refusal";
 import { logAccess, logFailure } from "@/lib/api/log";
@@ -73,6 +73,7 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
 
 function refusalHeaders(refusal: ApiError): Record<string, string> | undefined {
   if (refusal instanceof MethodNotAllowed) return { Allow: refusal.allow };
+  if (refusal instanceof Unauthorized) return { ...CLOSE, "WWW-Authenticate": refusal.challenge };
   if (CLOSES_CONNECTION.has(refusal.code)) return CLOSE;
   const retryAfter = retryAfterOf(refusal.code);
   return retryAfter === undefined ? undefined : { "Retry-After": String(retryAfter) };

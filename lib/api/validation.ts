@@ -1,12 +1,14 @@
 import type { z } from "zod";
 import { ApiError, boundedIssues, issueAt, type Issue } from "@/lib/api/errors";
+import { MESSAGES } from "@/lib/leads/messages";
+import { validate } from "@/lib/leads/schemas";
 
 /**
  * Validates input against a schema; failures become 400 INVALID_INPUT with one
  * issue per offending field, the first MAX_ISSUES of them listed (boundedIssues).
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = validate(schema, input);
   if (result.success) return result.data;
   throw new ApiError("INVALID_INPUT", `Invalid ${what}`, boundedIssues(toIssues(result.error.issues)));
 }
@@ -23,13 +25,13 @@ export function parseQuery<S extends z.ZodObject>(schema: S, request: Request): 
   for (const name of params.keys()) times.set(name, (times.get(name) ?? 0) + 1);
   const issues: Issue[] = [...times].flatMap(([name, n]) =>
     n > 1
-      ? [issueAt([name], "Given more than once")]
+      ? [issueAt([name], MESSAGES.repeated)]
       : Object.hasOwn(schema.shape, name)
         ? []
-        : [issueAt([name], "Unknown name: not part of the API")],
+        : [issueAt([name], MESSAGES.unknownName)],
   );
   const known = Object.fromEntries([...params].filter(([name]) => Object.hasOwn(schema.shape, name)));
-  const result = schema.safeParse(known);
+  const result = validate(schema, known);
   // A repeated name is reported as such, not also by the value that won.
   if (!result.success) issues.push(...toIssues(result.error.issues).filter((i) => (times.get(i.path) ?? 0) <= 1));
   if (issues.length) throw new ApiError("INVALID_INPUT", "Invalid query parameters", boundedIssues(issues));
@@ -47,7 +49,7 @@ export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly P
   return firstPerPath(typeOnlyWhereWrongType(issues)).flatMap((issue): Issue[] => {
     const path = [...prefix, ...issue.path];
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => issueAt([...path, key], "Unknown name: not part of the API"));
+      return issue.keys.map((key) => issueAt([...path, key], MESSAGES.unknownName));
     }
     if (issue.code === "invalid_union") {
       const typed = issue.errors.filter((branch) => !isTypeMismatch(branch));

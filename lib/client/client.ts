@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ERROR_STATUS } from "@/lib/api/errors";
-import { type Exchange, exchange } from "@/lib/client/http";
-import { responseSchemas } from "@/lib/openapi/schemas";
+import { ERROR_CODES, SUCCESS_BODIES } from "./contract.js";
+import { type Exchange, exchange } from "./http.js";
+import { departure } from "./shape.js";
 import type {
   CreateLeadRequest,
   ErrorCode,
@@ -12,7 +12,8 @@ import type {
   ListLeadsQuery,
   OperationId,
   PostOutcome,
-} from "@/lib/client/types";
+  SourcesResponse,
+} from "./types.js";
 
 export interface RetryPolicy {
   /** Attempts of one GET, the first included. */
@@ -42,15 +43,8 @@ export interface CallOptions {
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 5_000, deadlineMs: 30_000 };
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** 503 codes that need the administrator: retrying cannot help (spec, Errors, retry rules). */
-const ADMINISTRATOR_CODES: ReadonlySet<string> = new Set(["API_NOT_CONFIGURED", "ASSIGNMENT_NOT_CONFIGURED"]);
-
-/** The documented body of each GET's 200 answer: a 200 that does not match is unreadable, like one that is not JSON. */
-const OK_BODIES = {
-  listLeads: ["ListLeadsResponse", responseSchemas.ListLeadsResponse],
-  listSources: ["SourcesResponse", responseSchemas.SourcesResponse],
-  listAgents: ["AgentsResponse", responseSchemas.AgentsResponse],
-} as const;
+/** The success body each operation answers with, by its component name in the document. */
+const OK_BODY_NAMES = { createLead: "CreateLeadResponse", listLeads: "ListLeadsResponse", listSources: "SourcesResponse", listAgents: "AgentsResponse" };
 
 /** Thrown by the `leads()` iterator when a page cannot be read; carries that page's outcome. */
 export class LeadsClientError extends Error {
@@ -69,7 +63,7 @@ interface ErrorFields<Code> {
 /** The documented error body of a response, if it is one: a known code that belongs to this status. */
 function errorFields<Code>(status: number, body: unknown): ErrorFields<Code> {
   const b = (body ?? {}) as { code?: unknown; error?: unknown; issues?: unknown };
-  const known = typeof b.code === "string" && (ERROR_STATUS as Record<string, number>)[b.code] === status;
+  const known = typeof b.code === "string" && Object.hasOwn(ERROR_CODES, b.code) && ERROR_CODES[b.code].status === status;
   return {
     code: known ? (b.code as Code) : null,
     error: known && typeof b.error === "string" ? b.error : `HTTP ${status}`,
@@ -77,23 +71,40 @@ function errorFields<Code>(status: number, body: unknown): ErrorFields<Code> {
   };
 }
 
-/** A response that says the server did nothing: any 4xx, or a 503 that needs the administrator. */
-function isRefusal(status: number, code: string | null): boolean {
-  return (status >= 400 && status < 500) || (status === 503 && code !== null && ADMINISTRATOR_CODES.has(code));
+/**
+ * Whether an error answer may be retried: as the document's error table says for a code it lists (a 503 that needs
+ * the administrator never is); else when the server gives `Retry-After`, or for any other 5xx. The rest are refusals:
+ * the server did nothing, and the request must change first.
+ */
+function isTransient(status: number, code: string | null, retryAfterMs: number | null): boolean {
+  if (code !== null) return ERROR_CODES[code].transient;
+  return retryAfterMs !== null || status >= 500;
+}
+
+/** The shape check of a success body, as one sentence, or null when it holds what the document requires. */
+function unreadable(operation: keyof typeof OK_BODY_NAMES, method: string, path: string, status: number, body: unknown): string | null {
+  const problem = departure(body, SUCCESS_BODIES[operation]);
+  return problem && `${method} ${path} answered ${status} with a body that is not a ${OK_BODY_NAMES[operation]} (${problem})`;
 }
 
 /**
  * A typed client of the Lead Intake Service: one method per operation, outcomes as
  * values (never thrown), the contract's retry rules built in. GET is retried on
- * transport errors and transient 5xx with jittered exponential backoff inside a total
- * deadline; POST is sent exactly once and anything in between success and a refusal
- * is `uncertain`, for the caller to reconcile (lib/importer does).
+ * transport errors and transient answers, waiting `Retry-After` when the server gives
+ * one and a jittered exponential backoff otherwise, inside a total deadline; POST is
+ * sent once more only after a refusal that asks to retry later (a 4xx with
+ * `Retry-After`: nothing was done), and anything in between success and a refusal is
+ * `uncertain`, for the caller to reconcile (lib/importer does). Success bodies are read
+ * tolerantly: what the document requires is checked, fields a newer server adds are kept.
+ * The sources list is asked for with the `ETag` of the last one, and kept on 304.
  */
 export class LeadsClient {
   private readonly baseUrl: string;
   private readonly apiKey: string;
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
+  /** The last sources list and its ETag, sent back in If-None-Match. */
+  private sources: { etag: string; data: SourcesResponse } | null = null;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl;
@@ -102,33 +113,39 @@ export class LeadsClient {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
   }
 
-  /** POST /api/leads, sent exactly once. */
+  /** POST /api/leads: sent once, and again only after a refusal that asks to retry later (nothing was created). */
   async createLead(body: CreateLeadRequest, options: CallOptions = {}): Promise<PostOutcome<"createLead">> {
     type Code = ErrorCode<"createLead">;
-    const answer = await exchange({
-      method: "POST",
-      url: new URL("/api/leads", this.baseUrl),
-      apiKey: this.apiKey,
-      body,
-      timeoutMs: this.timeoutMs,
-      signal: options.signal,
-    });
-    if (answer.kind === "failure") {
-      const base = { status: null, code: null, issues: [], requestId: null, error: answer.message };
-      if (answer.reason === "refused") return { outcome: "unsent", ...base };
-      return { outcome: "uncertain", reason: answer.reason === "timeout" ? "timeout" : "connection", ...base };
-    }
-    const { status, body: json, requestId } = answer;
-    if (status === 201) {
-      const lead = (json as { lead?: { referralId?: unknown } } | undefined)?.lead;
-      if (typeof lead?.referralId === "number") {
-        return { outcome: "ok", status, data: json as { lead: never }, code: null, error: null, issues: [], requestId };
+    const deadline = Date.now() + this.retry.deadlineMs;
+    for (let attempt = 1; ; attempt++) {
+      const answer = await exchange({
+        method: "POST",
+        url: new URL("/api/leads", this.baseUrl),
+        apiKey: this.apiKey,
+        body,
+        timeoutMs: this.timeoutMs,
+        signal: options.signal,
+      });
+      if (answer.kind === "failure") {
+        const base = { status: null, code: null, issues: [], requestId: null, error: answer.message };
+        if (answer.reason === "refused") return { outcome: "unsent", ...base };
+        return { outcome: "uncertain", reason: answer.reason === "timeout" ? "timeout" : "connection", ...base };
       }
-      return { outcome: "uncertain", reason: "bad-response", status, code: null, error: "Unreadable 201 body", issues: [], requestId };
+      const { status, body: json, requestId, retryAfterMs } = answer;
+      if (status === 201) {
+        const error = unreadable("createLead", "POST", "/api/leads", status, json);
+        if (!error) return { outcome: "ok", status, data: json as never, code: null, error: null, issues: [], requestId };
+        return { outcome: "uncertain", reason: "bad-response", status, code: null, error, issues: [], requestId };
+      }
+      const fields = errorFields<Code>(status, json);
+      // A 5xx may have created the lead, unless the document says its code is one the server answers without trying.
+      const refused = status < 500 || (fields.code !== null && !ERROR_CODES[fields.code].transient);
+      if (!refused) return { outcome: "uncertain", reason: "server-error", status, requestId, ...fields };
+      const rejected = { outcome: "rejected" as const, status, requestId, ...fields };
+      const wait = retryAfterMs ?? 0;
+      if (retryAfterMs === null || !isTransient(status, fields.code, retryAfterMs) || attempt >= this.retry.maxAttempts) return rejected;
+      if (Date.now() + wait >= deadline || !(await pause(wait, options.signal))) return rejected;
     }
-    const fields = errorFields<Code>(status, json);
-    if (isRefusal(status, fields.code)) return { outcome: "rejected", status, requestId, ...fields };
-    return { outcome: "uncertain", reason: "server-error", status, requestId, ...fields };
   }
 
   /** GET /api/leads: one page. */
@@ -141,6 +158,11 @@ export class LeadsClient {
   /** GET /api/leads/sources */
   listSources(options: CallOptions = {}): Promise<GetOutcome<"listSources">> {
     return this.get("listSources", "/api/leads/sources", options);
+  }
+
+  /** Forgets the kept sources list, so the next listSources() asks for the whole list. */
+  forgetSources(): void {
+    this.sources = null;
   }
 
   /** GET /api/leads/agents */
@@ -182,44 +204,56 @@ export class LeadsClient {
     options: CallOptions,
   ): Promise<GetOutcome<Op>> {
     type Code = ErrorCode<Op>;
+    const path = pathAndQuery.split("?")[0];
     const deadline = Date.now() + this.retry.deadlineMs;
     for (let attempt = 1; ; attempt++) {
+      const kept = operation === "listSources" ? this.sources : null;
       const answer: Exchange = await exchange({
         method: "GET",
         url: new URL(pathAndQuery, this.baseUrl),
         apiKey: this.apiKey,
+        headers: kept ? { "if-none-match": kept.etag } : undefined,
         timeoutMs: Math.max(1, Math.min(this.timeoutMs, deadline - Date.now())),
         signal: options.signal,
       });
       let failed: Failed<Code>;
+      let wait: number | null = null;
       if (answer.kind === "failure") {
         const reason = answer.reason === "refused" ? "connection" : answer.reason;
         failed = { outcome: "failed", reason, status: null, code: null, error: answer.message, issues: [], requestId: null, attempts: attempt };
         if (reason === "aborted") return failed;
       } else {
-        const { status, body, requestId } = answer;
+        const { status, body, requestId, etag } = answer;
+        if (status === 304 && kept) return { outcome: "ok", status, data: kept.data as never, code: null, error: null, issues: [], requestId };
         if (status === 200) {
-          const [name, schema] = OK_BODIES[operation];
-          const parsed = schema.safeParse(body);
-          if (parsed.success) return { outcome: "ok", status, data: body as never, code: null, error: null, issues: [], requestId };
-          const issue = parsed.error.issues[0];
-          const error = `GET ${pathAndQuery.split("?")[0]} answered 200 with a body that is not a ${name} (${issue.path.join(".") || "body"}: ${issue.message})`;
+          const error = unreadable(operation, "GET", path, status, body);
+          if (!error) {
+            if (operation === "listSources") this.sources = etag ? { etag, data: body as SourcesResponse } : null;
+            return { outcome: "ok", status, data: body as never, code: null, error: null, issues: [], requestId };
+          }
           failed = { outcome: "failed", reason: "bad-response", status, code: null, error, issues: [], requestId, attempts: attempt };
         } else {
           const fields = errorFields<Code>(status, body);
-          if (isRefusal(status, fields.code as string | null)) return { outcome: "rejected", status, requestId, ...fields };
-          failed = { outcome: "failed", reason: "server-error", status, requestId, ...fields, attempts: attempt };
+          if (!isTransient(status, fields.code as string | null, answer.retryAfterMs)) return { outcome: "rejected", status, requestId, ...fields };
+          failed = { outcome: "failed", reason: status >= 500 ? "server-error" : "busy", status, requestId, ...fields, attempts: attempt };
+          wait = answer.retryAfterMs;
         }
       }
       if (attempt >= this.retry.maxAttempts) return failed;
-      const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
-      const wait = Math.random() * cap;
+      // The server's own Retry-After when it gave one, else full jitter below the doubling cap.
+      wait ??= Math.random() * Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
       if (Date.now() + wait >= deadline) return failed;
-      try {
-        await sleep(wait, undefined, { signal: options.signal });
-      } catch {
-        return { ...failed, reason: "aborted", error: "Aborted by the caller" };
-      }
+      if (!(await pause(wait, options.signal))) return { ...failed, reason: "aborted", error: "Aborted by the caller" };
     }
+  }
+}
+
+/** Waits `ms`; false when the caller aborted meanwhile. */
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
   }
 }

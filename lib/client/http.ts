@@ -6,7 +6,16 @@
  */
 
 export type Exchange =
-  | { kind: "response"; status: number; body: unknown; requestId: string | null }
+  | {
+      kind: "response";
+      status: number;
+      body: unknown;
+      requestId: string | null;
+      /** The response's `ETag`, if any. */
+      etag: string | null;
+      /** How long the server asked the caller to wait (`Retry-After`), in ms; null without a usable one. */
+      retryAfterMs: number | null;
+    }
   | { kind: "failure"; reason: "timeout" | "aborted" | "refused" | "connection"; message: string };
 
 export interface ExchangeRequest {
@@ -14,6 +23,8 @@ export interface ExchangeRequest {
   url: URL;
   apiKey: string;
   body?: unknown;
+  /** Further request headers, such as If-None-Match. */
+  headers?: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -24,13 +35,22 @@ const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
 function causeCodes(error: unknown): string[] {
   const cause = (error as { cause?: { code?: string; errors?: { code?: string }[] } })?.cause;
   if (!cause) return [];
-  return [cause.code, ...(cause.errors ?? []).map((e) => e.code)].filter((c): c is string => typeof c === "string");
+  const codes = [cause.code, ...(cause.errors ?? []).map((e) => e.code)].filter((c): c is string => typeof c === "string");
+  return [...new Set(codes)];
+}
+
+/** `Retry-After` as delay-seconds or an HTTP date (RFC 9110 10.2.3), in ms from now; null when absent or unreadable. */
+export function retryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (value === null) return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 export async function exchange(request: ExchangeRequest): Promise<Exchange> {
   const timeout = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-  const headers: Record<string, string> = { authorization: `Bearer ${request.apiKey}`, accept: "application/json" };
+  const headers: Record<string, string> = { ...request.headers, authorization: `Bearer ${request.apiKey}`, accept: "application/json" };
   if (request.body !== undefined) headers["content-type"] = "application/json";
   try {
     const response = await fetch(request.url, {
@@ -47,7 +67,14 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
     } catch {
       body = undefined;
     }
-    return { kind: "response", status: response.status, body, requestId: response.headers.get("x-request-id") };
+    return {
+      kind: "response",
+      status: response.status,
+      body,
+      requestId: response.headers.get("x-request-id"),
+      etag: response.headers.get("etag"),
+      retryAfterMs: retryAfterMs(response.headers.get("retry-after")),
+    };
   } catch (error) {
     if (request.signal?.aborted) return { kind: "failure", reason: "aborted", message: "Aborted by the caller" };
     if (timeout.aborted) return { kind: "failure", reason: "timeout", message: `No complete answer within ${request.timeoutMs} ms` };

@@ -1,2 +1,3 @@
-export { type CallOptions, type ClientOptions, DEFAULT_RETRY, LeadsClient, LeadsClientError, type RetryPolicy } from "@/lib/client/client";
-export type * from "@/lib/client/types";
+export { type CallOptions, type ClientOptions, DEFAULT_RETRY, LeadsClient, LeadsClientError, type RetryPolicy } from "./client.js";
+export { ERROR_CODES } from "./contract.js";
+export type * from "./types.js";

@@ -377,7 +377,7 @@ export type components = {
         limit: number;
         /** @description Records to skip, as decimal digits. */
         offset: number;
-        /** @description The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged. */
+        /** @description The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged. At most 1024 characters, else 400 `INVALID_INPUT`. */
         "If-None-Match": string;
     };
     requestBodies: never;
@@ -390,6 +390,8 @@ export type components = {
         ETag: string;
         /** @description With `READS_BUSY`: the seconds to wait before retrying. Absent with the other codes of the same status. */
         "Retry-After": string;
+        /** @description The RFC 6750 challenge of every 401: `Bearer`, with `error="invalid_token"` when a bearer key was sent but is not the configured one. */
+        "WWW-Authenticate": "Bearer" | "Bearer error=\"invalid_token\"";
         /** @description The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`. */
         "X-Request-Id": string;
     };
@@ -510,6 +512,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -626,6 +629,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -760,6 +764,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -816,7 +821,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged. */
+                /** @description The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged. At most 1024 characters, else 400 `INVALID_INPUT`. */
                 "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path?: never;
@@ -847,6 +852,24 @@ export interface operations {
                 content?: never;
             };
             /**
+             * @description - `INVALID_INPUT`: Invalid body fields or query parameters; `issues` names each one.
+             *
+             *     Correct the request before retrying.
+             */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        code?: "INVALID_INPUT";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description - `UNAUTHORIZED`: Bearer key missing or incorrect.
              *
              *     Correct the key before retrying.
@@ -855,6 +878,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {

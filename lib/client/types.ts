@@ -1,4 +1,4 @@
-import type { components, operations } from "@/lib/client/openapi";
+import type { components, operations } from "./openapi.js";
 
 /**
  * The client's types, all derived from lib/client/openapi.ts, which is generated from
@@ -78,10 +78,13 @@ export interface Unsent extends Answer<never> {
   error: string;
 }
 
-/** GET only: transport errors or transient 5xx until the retry budget ran out, or the caller aborted. */
+/**
+ * GET only: transport errors, transient 5xx, or answers asking to retry later (`busy`: a 4xx with `Retry-After`) until
+ * the retry budget ran out, or the caller aborted.
+ */
 export interface Failed<Code> extends Answer<Code> {
   outcome: "failed";
-  reason: "timeout" | "connection" | "server-error" | "bad-response" | "aborted";
+  reason: "timeout" | "connection" | "server-error" | "busy" | "bad-response" | "aborted";
   error: string;
   attempts: number;
 }

@@ -22,9 +22,9 @@ export function sendPreparedThrough(db: PrismaClient, pool: pg.Pool, names: Stat
 
 /**
  * Runs one statement (named prepared, or unnamed under DATABASE_STATEMENTS=unnamed) directly on the pg pool under
- * the client, around Prisma's raw-query pipeline: for the creation statement 0.10 ms
- * of the server's CPU per call against 0.29 ms through $queryRaw (16 concurrent calls
- * in a side loop, promise hooks on as in Next). Same pool, timeouts and statement
+ * the client, around Prisma's raw-query pipeline, which costs the creation statement
+ * more CPU than the statement itself (docs/decisions.md, "The creation statement goes
+ * straight to the pg pool"). Same pool, timeouts and statement
  * names as the client's own queries, and the same recovery after host DDL
  * (lib/db/statements.ts): on 0A000 the names are renewed and the statement, which did
  * nothing, is sent once more. Rows are as pg parses them (int4 and text as number and

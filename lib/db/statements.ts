@@ -34,8 +34,8 @@ export class StatementNames {
   readonly nameOf = ({ sql }: SqlQuery): string => this.name(sql);
 
   /**
-   * Hashed once per text, not per query (SHA-1 of the creation statement's 1.3 kB:
-   * about 5 µs a call). Distinct texts are the service's own statement shapes (a few
+   * Hashed once per text, not per query (docs/decisions.md, "Per-request work computed
+   * once"). Distinct texts are the service's own statement shapes (a few
    * dozen); the bound only guards against a shape that varies with its input.
    */
   name(sql: string): string {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
-import type { CreateLeadRequest } from "@/lib/client";
+import type { CreateLeadRequest } from "@/lib/client/index";
 import { createLeadBody } from "@/lib/leads/schemas";
 
 /**

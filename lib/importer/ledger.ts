@@ -1,6 +1,6 @@
 import { constants, type FileHandle, link, open, unlink } from "node:fs/promises";
 import path from "node:path";
-import type { Issue } from "@/lib/client";
+import type { Issue } from "@/lib/client/index";
 import { diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/importer/files";
 import { Lock } from "@/lib/importer/lock";
 

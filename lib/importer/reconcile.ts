@@ -1,4 +1,4 @@
-import { type Agent, type CreateLeadRequest, LeadsClient, LeadsClientError, type ListedLead } from "@/lib/client";
+import { type Agent, type CreateLeadRequest, LeadsClient, LeadsClientError, type ListedLead } from "@/lib/client/index";
 import { optionalFieldsOf } from "@/lib/leads/fields";
 import { createLeadBody } from "@/lib/leads/schemas";
 

@@ -1,14 +1,21 @@
-import { replaceFile } from "@/lib/importer/files";
+import { diskError, ImportFileError, openRegular, replaceFile } from "@/lib/importer/files";
 import type { Input } from "@/lib/importer/input";
 import type { RowState } from "@/lib/importer/ledger";
 
 /**
- * The results files beside the input, rewritten from the ledger at the end of every
- * run, in input order: FILE.created.csv (row, referralId, leadCustomerId) and
- * FILE.rejected.csv (row, status, code, messages, then the row as written).
+ * The results files beside the ledger and named after it (LEDGER less `.ledger.jsonl`, so FILE.created.csv for the
+ * default ledger FILE.ledger.jsonl), rewritten from the ledger at the end of every run, in input order:
+ * .created.csv (row, referralId, leadCustomerId) and .rejected.csv (row, status, code, messages, then the row as
+ * written). A ledger only gains rows, so each rewrite keeps every line the last one wrote; a results file holding a
+ * line its ledger does not (another import's) is never replaced.
  */
 
-export const resultPaths = (file: string) => ({ created: `${file}.created.csv`, rejected: `${file}.rejected.csv` });
+export function resultPaths(ledgerPath: string) {
+  const base = ledgerPath.endsWith(LEDGER_SUFFIX) ? ledgerPath.slice(0, -LEDGER_SUFFIX.length) : ledgerPath;
+  return { created: `${base}.created.csv`, rejected: `${base}.rejected.csv` };
+}
+
+const LEDGER_SUFFIX = ".ledger.jsonl";
 
 /**
  * Characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection"):
@@ -30,7 +37,9 @@ export function messages(state: Extract<RowState, { state: "rejected" }>): strin
   return state.issues.length ? state.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ") : state.error;
 }
 
-export async function writeResults(file: string, input: Input, stateOf: (row: number) => RowState): Promise<void> {
+type Results = Record<keyof ReturnType<typeof resultPaths>, string>;
+
+function render(input: Input, stateOf: (row: number) => RowState): Results {
   let created = line(["row", "referralId", "leadCustomerId"]);
   let rejected = line(["row", "status", "code", "messages", ...input.columns]);
   for (const { row, fields } of input.rows) {
@@ -40,7 +49,41 @@ export async function writeResults(file: string, input: Input, stateOf: (row: nu
       rejected += line([row, state.status, state.code, messages(state), ...input.columns.map((c) => fields[c])]);
     }
   }
-  const paths = resultPaths(file);
-  await replaceFile(paths.created, created);
-  await replaceFile(paths.rejected, rejected);
+  return { created, rejected };
+}
+
+/** Refuses, before anything is sent, results files that hold a line this ledger would not write again. */
+export async function checkResults(ledgerPath: string, input: Input, stateOf: (row: number) => RowState): Promise<void> {
+  const results = render(input, stateOf);
+  for (const [kind, file] of Object.entries(resultPaths(ledgerPath)) as [keyof Results, string][]) {
+    await checkKept(file, results[kind], ledgerPath);
+  }
+}
+
+export async function writeResults(ledgerPath: string, input: Input, stateOf: (row: number) => RowState): Promise<void> {
+  const results = render(input, stateOf);
+  for (const [kind, file] of Object.entries(resultPaths(ledgerPath)) as [keyof Results, string][]) {
+    await checkKept(file, results[kind], ledgerPath);
+    await replaceFile(file, results[kind]);
+  }
+}
+
+/** Every line `file` holds now must be in `text`, which replaces it: nothing an earlier run wrote is lost. */
+async function checkKept(file: string, text: string, ledgerPath: string): Promise<void> {
+  const handle = await openRegular(file);
+  if (!handle) return;
+  let existing: string;
+  try {
+    existing = await handle.readFile("utf8");
+  } catch (error) {
+    throw diskError("read", file, error);
+  } finally {
+    await handle.close();
+  }
+  const kept = new Set(text.split("\n"));
+  if (existing.split("\n").every((l) => kept.has(l))) return;
+  throw new ImportFileError(
+    `${file} holds rows that the ledger ${ledgerPath} does not (another import wrote it): move it away or give another --ledger, then run again.`,
+    "usage",
+  );
 }

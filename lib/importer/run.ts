@@ -1,11 +1,11 @@
-import { LeadsClient, type CreateLeadRequest } from "@/lib/client";
-import { createLeadBody } from "@/lib/leads/schemas";
+import { LeadsClient, type CreateLeadRequest } from "@/lib/client/index";
+import { createLeadBody, validate } from "@/lib/leads/schemas";
 import { type Input, InputError, readInput } from "@/lib/importer/input";
 import { checkRegularOrAbsent, ImportFileError } from "@/lib/importer/files";
 import { Ledger } from "@/lib/importer/ledger";
 import { Progress } from "@/lib/importer/progress";
 import { type Attempted, reconcile, ReconcileError } from "@/lib/importer/reconcile";
-import { messages, resultPaths, writeResults } from "@/lib/importer/results";
+import { checkResults, messages, resultPaths, writeResults } from "@/lib/importer/results";
 
 /** Exit codes (sysexits.h), docs/operating.md, "Bulk importer". */
 export const EXIT = {
@@ -66,9 +66,16 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   let ledger: Ledger;
   try {
     // Every file this run writes is checked before anything is sent.
-    for (const file of [options.ledgerPath, ...Object.values(resultPaths(options.file))]) await checkRegularOrAbsent(file);
+    for (const file of [options.ledgerPath, ...Object.values(resultPaths(options.ledgerPath))]) await checkRegularOrAbsent(file);
     ledger = await Ledger.open(options.ledgerPath, input.sha256, input.rows.length);
   } catch (error) {
+    if (error instanceof ImportFileError) return usage(error.message, FILE_ERROR_EXIT[error.kind]);
+    throw error;
+  }
+  try {
+    await checkResults(options.ledgerPath, input, (row) => ledger.state(row));
+  } catch (error) {
+    await ledger.close();
     if (error instanceof ImportFileError) return usage(error.message, FILE_ERROR_EXIT[error.kind]);
     throw error;
   }
@@ -82,6 +89,12 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   const progress = new Progress(counts, options.json);
   // Set inside callbacks too, so declared with `as` to keep TypeScript from narrowing them to null.
   let stop = null as "key" | "unavailable" | "disk" | null;
+  /** The answer (or the failure to get one) that stopped the run, for its last sentence. */
+  let stopCause = null as { status: number | null; code: string | null; error: string } | null;
+  const stopFor = (why: "key" | "unavailable", cause: { status: number | null; code: string | null; error: string }) => {
+    stop ??= why;
+    stopCause ??= cause;
+  };
   let diskFailure = null as ImportFileError | null;
   let unreconciled: number[] = [];
   const writes: Promise<void>[] = [];
@@ -127,11 +140,12 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     progress.stop();
     if (error instanceof ReconcileError) {
       stop = error.outcome.status === 401 ? "key" : "unavailable";
+      stopCause = error.outcome;
       progress.say(`Reconciliation stopped: ${error.outcome.error}${error.outcome.status ? ` (HTTP ${error.outcome.status})` : ""}`);
     } else failed(error);
   } finally {
     await Promise.allSettled(writes);
-    await writeResults(options.file, input, (row) => ledger.state(row)).catch(failed);
+    await writeResults(options.ledgerPath, input, (row) => ledger.state(row)).catch(failed);
     await ledger.close();
   }
 
@@ -169,12 +183,12 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
           progress.event({ event: "row", row, result: "rejected", status, code, issues: outcome.issues, requestId });
           break;
         }
-        stop ??= outcome.status === 401 ? "key" : "unavailable";
+        stopFor(outcome.status === 401 ? "key" : "unavailable", outcome);
         record(ledger.append({ type: "unsent", row, status, code, error: outcome.error }));
         progress.event({ event: "row", row, result: "refused", status, code, requestId });
         break;
       case "unsent":
-        stop ??= "unavailable";
+        stopFor("unavailable", outcome);
         record(ledger.append({ type: "unsent", row, status, code, error: outcome.error }));
         progress.event({ event: "row", row, result: "unsent", error: outcome.error });
         break;
@@ -217,7 +231,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   }
 
   function summarise(r: ImportResult): void {
-    const paths = resultPaths(options.file);
+    const paths = resultPaths(options.ledgerPath);
     const lines = [`${options.file}: ${r.created} of ${r.total} rows created (${paths.created}), ${r.rejected} rejected (${paths.rejected}), ${r.uncertain} uncertain.`];
     const rejectedRows = input.rows.filter(({ row }) => ledger.state(row).state === "rejected");
     for (const { row } of rejectedRows.slice(0, LISTED_ROWS)) {
@@ -233,7 +247,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     }
     const hint: Record<number, string> = {
       [EXIT.NOPERM]: "The key was refused (401): check LEADS_API_KEY, then run the same command again.",
-      [EXIT.UNAVAILABLE]: "The server is unreachable or needs its administrator (503): run the same command again once it answers.",
+      [EXIT.UNAVAILABLE]: unavailable(options.baseUrl, stopCause),
       [EXIT.TEMPFAIL]: "Some rows have no known outcome yet: run the same command again to reconcile and finish them.",
       [EXIT.IOERR]: diskFailure?.message ?? "",
     };
@@ -241,6 +255,16 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     progress.say(lines.join("\n"));
     progress.event({ event: "summary", ...r, exitCode: r.exitCode });
   }
+}
+
+/** Why the server could not take the rows, as one sentence naming it and the cause. */
+function unavailable(baseUrl: string, cause: { status: number | null; code: string | null; error: string } | null): string {
+  const again = "run the same command again once it answers.";
+  if (!cause || cause.status === null) {
+    return `The server at ${baseUrl} is unreachable (${cause?.error ?? "no answer"}): start it, or give --base-url, then ${again}`;
+  }
+  const answer = [cause.status, cause.code].filter((part) => part !== null).join(" ");
+  return `The server at ${baseUrl} answered ${answer} (${cause.error}): it needs its administrator; ${again}`;
 }
 
 function list(rows: number[]): string {
@@ -260,7 +284,7 @@ function dryRun(input: Input, options: ImportOptions): ImportResult {
   const progress = new Progress(() => ({ total: input.rows.length, created: 0, rejected: 0, uncertain: 0 }), options.json);
   let invalid = 0;
   for (const { row, body, problem } of input.rows) {
-    const parsed = body ? createLeadBody.safeParse(body) : null;
+    const parsed = body ? validate(createLeadBody, body) : null;
     if (parsed?.success) continue;
     invalid++;
     const issues = parsed ? parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : [{ path: "", message: problem! }];

@@ -3,6 +3,7 @@ import { MOBILE_INPUT_PATTERN, MOBILE_PATTERN, normaliseMobile } from "@/lib/lea
 import { listedOptionalFields, optionalFieldInputs } from "@/lib/leads/fields";
 import { cleanSourceName } from "@/lib/leads/source-name";
 import { QUERY_TEXT, STORABLE, text, trimmed } from "@/lib/leads/text";
+import { MESSAGES, ruleMessage, unionMessage } from "@/lib/leads/messages";
 
 /**
  * The contract in zod: these schemas validate requests, type the domain and are
@@ -37,7 +38,7 @@ export const referrerInput = z.union(
       })
       .describe("An existing person or source customer account. An unknown ID is 422 INVALID_REFERRER; creates no account."),
   ],
-  { error: "Must be a source name (string) or an object {customerId}" },
+  { error: unionMessage(MESSAGES.referrer) },
 );
 
 export const assignedAgentIdInput = z.union(
@@ -47,7 +48,7 @@ export const assignedAgentIdInput = z.union(
       .trim()
       .min(1)
       .max(80)
-      .regex(/^[A-Za-z0-9_-]*$/, "Only letters, digits, underscore and hyphen are allowed")
+      .regex(/^[A-Za-z0-9_-]*$/, MESSAGES.agentIdCharacters)
       .meta({ pattern: String.raw`^\s*[A-Za-z0-9_-]{1,80}\s*$`, maxLength: undefined })
       .describe(
         "The user's platform ID (preferred), or the numeric user ID written as a string: 1 to 80 letters, digits, underscores or hyphens after trimming.",
@@ -55,7 +56,7 @@ export const assignedAgentIdInput = z.union(
     // z.int() itself bounds the value to safe integers (maximum 2^53 - 1 in the document); a .max() of the same would add a second issue.
     z.int().min(1).describe("The numeric user ID."),
   ],
-  { error: "Must be a platform id (string) or a numeric user id (integer)" },
+  { error: unionMessage(MESSAGES.agentId) },
 );
 
 export const createLeadBody = z.strictObject({
@@ -65,12 +66,12 @@ export const createLeadBody = z.strictObject({
     .trim()
     .min(6)
     .max(40)
-    .regex(MOBILE_INPUT_PATTERN, "Only digits, a leading +, spaces, parentheses, dots and hyphens are allowed")
+    .regex(MOBILE_INPUT_PATTERN, MESSAGES.mobileCharacters)
     .meta({ pattern: MOBILE_PATTERN, maxLength: undefined })
     .transform((value, ctx) => {
       const canonical = normaliseMobile(value);
       if (canonical) return canonical;
-      ctx.addIssue({ code: "custom", message: "Not a Malaysian mobile number (60 followed by 9 to 11 digits)" });
+      ctx.addIssue({ code: "custom", message: MESSAGES.mobileRule });
       return z.NEVER;
     })
     .describe(
@@ -92,7 +93,7 @@ export type CreateLeadInput = z.output<typeof createLeadBody>;
 const decimal = (min: number, max: number) =>
   z
     .string()
-    .regex(/^[0-9]+$/, "Must be a decimal integer")
+    .regex(/^[0-9]+$/, MESSAGES.decimal)
     .transform(Number)
     .pipe(z.number().min(min).max(max));
 
@@ -111,6 +112,11 @@ export const listLeadsQuery = z.strictObject({
 });
 
 export type ListLeadsInput = z.output<typeof listLeadsQuery>;
+
+/** Validates input against a request schema with the spec's messages (lib/leads/messages.ts). */
+export function validate<S extends z.ZodType>(schema: S, input: unknown): z.ZodSafeParseResult<z.output<S>> {
+  return schema.safeParse(input, { error: ruleMessage });
+}
 
 // Responses
 

@@ -21,8 +21,12 @@ export function docsPageHeaders(nonce: string): Record<string, string> {
   };
 }
 
-/** The document is data, never a page: it may load nothing and be framed by nothing. */
+/**
+ * The document is data, never a page: it may load nothing and be framed by nothing. It changes with deploys, so a
+ * cache must revalidate it (its ETag) before every use.
+ */
 export const DOCUMENT_HEADERS: Record<string, string> = {
+  "Cache-Control": "no-cache",
   "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
   "X-Content-Type-Options": "nosniff",
 };

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { createSwaggerSpec } from "next-swagger-doc";
 import { z } from "zod";
-import { MAX_BODY_BYTES } from "@/lib/api/errors";
+import { ERROR_CODES, ERRORS, MAX_BODY_BYTES } from "@/lib/api/errors";
+import { MAX_IF_NONE_MATCH_LENGTH } from "@/lib/api/response";
 import { listLeadsQuery } from "@/lib/leads/schemas";
 import { listAgents } from "@/lib/openapi/agents/list-agents";
 import { live } from "@/lib/openapi/health/live";
@@ -94,6 +95,12 @@ function openApiDefinition(): Json {
           required: false,
           schema: { type: "string", pattern: "^[0-9]+$" },
         },
+        "WWW-Authenticate": {
+          description:
+            'The RFC 6750 challenge of every 401: `Bearer`, with `error="invalid_token"` when a bearer key was sent but is not the configured one.',
+          required: true,
+          schema: { type: "string", enum: ["Bearer", 'Bearer error="invalid_token"'] },
+        },
         "X-Request-Id": {
           description:
             "The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`.",
@@ -107,15 +114,29 @@ function openApiDefinition(): Json {
           name: "If-None-Match",
           in: "header",
           required: false,
-          description: "The `ETag` of the list you have (or several, comma-separated): 304 while it is unchanged.",
-          schema: { type: "string", maxLength: 1024 },
+          description: `The \`ETag\` of the list you have (or several, comma-separated): 304 while it is unchanged. At most ${MAX_IF_NONE_MATCH_LENGTH} characters, else 400 \`INVALID_INPUT\`.`,
+          schema: { type: "string", maxLength: MAX_IF_NONE_MATCH_LENGTH },
         },
       },
       responses: { NotFound: errorResponse(["NOT_FOUND"]), MethodNotAllowed: errorResponse(["METHOD_NOT_ALLOWED"]) },
       examples,
+      "x-error-codes": errorTable(),
       schemas: { ...componentSchemas(requestSchemas, "input"), ...componentSchemas(responseSchemas, "output") },
     },
   };
+}
+
+/**
+ * Each error code's status, retry advice and whether a GET may be retried (`transient`), as data: the typed client's
+ * error table is generated from it (scripts/client-types.ts), so the client needs no server code.
+ */
+function errorTable() {
+  return Object.fromEntries(
+    ERROR_CODES.map((code) => {
+      const spec: { status: number; retry: string; transient?: true } = ERRORS[code];
+      return [code, { status: spec.status, transient: spec.transient === true, retry: spec.retry }];
+    }),
+  );
 }
 
 /** The document. next-swagger-doc also reads `@openapi` comments under app/api; the routes have none. */

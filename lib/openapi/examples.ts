@@ -1,5 +1,8 @@
 import type { z } from "zod";
-import type { createLeadBody } from "@/lib/leads/schemas";
+import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
+import { ApiError } from "@/lib/api/errors";
+import { ifNoneMatch, MAX_IF_NONE_MATCH_LENGTH } from "@/lib/api/response";
+import { parseInput, parseQuery } from "@/lib/api/validation";
 import { omittedFieldValues } from "@/lib/leads/fields";
 import type { responseSchemas } from "@/lib/openapi/schemas";
 
@@ -91,11 +94,25 @@ export const examples = {
   }),
 };
 
-/** The issues of the INVALID_INPUT examples: a POST body, and GET /api/leads's query. */
+/** The server's own refusal of a request, so the INVALID_INPUT examples show its very words. */
+function refusalOf(read: (request: Request) => unknown, request: Request): ApiError {
+  try {
+    read(request);
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error(`The example request ${request.url} is valid`);
+}
+
+const BASE_URL = "http://localhost/api/leads";
+
+/** The INVALID_INPUT examples: a POST body, GET /api/leads's query, and GET /api/leads/sources's If-None-Match. */
 export const invalidInput = {
-  body: [
-    { path: "leadName", message: "Too small: expected string to have >=2 characters" },
-    { path: "introducer", message: "Unknown name: not part of the API" },
-  ],
-  query: [{ path: "limit", message: "Too big: expected number to be <=500" }],
+  body: refusalOf(
+    () => parseInput(createLeadBody, { leadName: "A", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads", introducer: "Ali" }, "lead"),
+    new Request(BASE_URL),
+  ),
+  query: refusalOf((request) => parseQuery(listLeadsQuery, request), new Request(`${BASE_URL}?limit=501`)),
+  header: refusalOf(ifNoneMatch, new Request(`${BASE_URL}/sources`, { headers: { "If-None-Match": Array(MAX_IF_NONE_MATCH_LENGTH).fill('"1"').join(",") } })),
 };

@@ -55,7 +55,11 @@ interface OperationSource extends Omit<Operation, "responses" | "x-aliases"> {
   responses: Record<number, Response>;
   errors?: ErrorCode[];
   aliases?: string[];
+  /** Where the INVALID_INPUT example's issues are (default: the body of a POST, else the query). */
+  invalidIn?: InvalidIn;
 }
+
+type InvalidIn = keyof typeof invalidInput;
 
 export const ref = (to: string): Reference => ({ $ref: `#/components/${to}` });
 /** Headers of every response: no-store, and the request id (lib/api/route.ts). */
@@ -64,26 +68,26 @@ const RESPONSE_HEADERS = { "Cache-Control": ref("headers/Cache-Control"), "X-Req
 const EXAMPLE_REQUEST_ID = "5b0e7c1a-9d2f-4e86-b3a1-0c7d2e9f4a61";
 const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = { METHOD_NOT_ALLOWED: "DELETE is not supported here; use GET, POST" };
 
-function errorExample(code: ErrorCode, inQuery: boolean) {
-  const input = inQuery ? { error: "Invalid query parameters", issues: invalidInput.query } : { error: "Invalid lead", issues: invalidInput.body };
-  const error = code === "INVALID_INPUT" ? new ApiError(code, input.error, input.issues) : new ApiError(code, EXAMPLE_MESSAGES[code]);
+function errorExample(code: ErrorCode, invalidIn: InvalidIn) {
+  const error = code === "INVALID_INPUT" ? invalidInput[invalidIn] : new ApiError(code, EXAMPLE_MESSAGES[code]);
   return { summary: ERRORS[code].when.replace(/[.;:].*/s, ""), value: { ...error.toJSON(), requestId: EXAMPLE_REQUEST_ID } };
 }
 
 /** The response of one status: its codes with when each happens, the retry advice, one example per code. */
-export function errorResponse(codes: ErrorCode[], inQuery = false): Response {
+export function errorResponse(codes: ErrorCode[], invalidIn: InvalidIn = "body"): Response {
   const retry = [...new Set(codes.map((code) => ERRORS[code].retry))];
   return {
     description: [...codes.map((code) => `- \`${code}\`: ${ERRORS[code].when}`), "", ...retry].join("\n"),
     headers: {
       ...RESPONSE_HEADERS,
       ...(codes.includes("METHOD_NOT_ALLOWED") ? { Allow: ref("headers/Allow") } : {}),
+      ...(codes.includes("UNAUTHORIZED") ? { "WWW-Authenticate": ref("headers/WWW-Authenticate") } : {}),
       ...(codes.some((code) => retryAfterOf(code) !== undefined) ? { "Retry-After": ref("headers/Retry-After") } : {}),
     },
     content: {
       "application/json": {
         schema: { type: "object", allOf: [ref("schemas/Error")], properties: { code: { enum: codes } } },
-        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code, inQuery)])),
+        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code, invalidIn)])),
       },
     },
   };
@@ -102,12 +106,12 @@ function curlCommand(method: Method, path: string, security: [] | undefined, { q
  * response per error status, from the error table; 404 and 405, which every path
  * answers (lib/api/route.ts).
  */
-export function operation({ path, method, curl, errors = [], aliases = [], responses, ...rest }: OperationSource): PathOperation {
-  const inQuery = method === "get" && rest.parameters !== undefined;
+export function operation({ path, method, curl, errors = [], aliases = [], responses, invalidIn, ...rest }: OperationSource): PathOperation {
+  const invalid = invalidIn ?? (method === "post" ? "body" : "query");
   const all: Operation["responses"] = { 404: ref("responses/NotFound"), 405: ref("responses/MethodNotAllowed") };
   for (const [status, response] of Object.entries(responses)) all[Number(status)] = { ...response, headers: { ...RESPONSE_HEADERS, ...response.headers } };
   for (const status of new Set(errors.map((code) => ERRORS[code].status))) {
-    all[status] = errorResponse(ERROR_CODES.filter((code) => errors.includes(code) && ERRORS[code].status === status), inQuery);
+    all[status] = errorResponse(ERROR_CODES.filter((code) => errors.includes(code) && ERRORS[code].status === status), invalid);
   }
   const served = aliases.map((alias) => `\`${method.toUpperCase()} ${alias}\``).join(" and ");
   const description =

@@ -14,8 +14,9 @@
 // (build, database, migrations) and the processes it started.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, chmodSync, existsSync, statSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { shortKeyProblem } from "./api-key.mjs";
+import { ENV_FILE, loadLocalEnv, LocalEnvError, localBaseUrl, localPort } from "./local-env.mjs";
 import { fileURLToPath } from "node:url";
 import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";
 import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
@@ -23,11 +24,11 @@ import { heapArgs } from "./next-server-heap.mjs";
 import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
 import { numericSetting, numericSettingsProblem } from "../settings.mjs";
 
-const ENV_FILE = ".env.local";
+/** PORT, read once .env.local is loaded, so the launcher and the importer agree on it. */
+let port;
 /** How long Next may take to finish in-flight requests on shutdown before it is killed: a request's own bound, and a little. */
 const DRAIN_MS = REQUEST_TIMEOUT_MS + 5_000;
 
-let port;
 /** The embedded PostgreSQL while it starts, then once it runs. */
 let databaseStarting;
 let database;
@@ -45,13 +46,14 @@ try {
 
 async function main() {
   const keyFromEnvironment = Boolean(process.env.LEADS_API_KEY);
-  if (existsSync(ENV_FILE)) {
-    keepPrivate(ENV_FILE);
-    process.loadEnvFile(ENV_FILE); // DATABASE_URL and the like too
+  try {
+    loadLocalEnv(); // DATABASE_URL and the like too
+  } catch (error) {
+    throw error instanceof LocalEnvError ? new StartupError(error.message) : error;
   }
   const problem = shortKeyProblem(process.env) ?? numericSettingsProblem(process.env);
   if (problem) throw new StartupError(problem);
-  port = numericSetting("PORT");
+  port = localPort();
   const keySource = keyFromEnvironment ? "environment" : process.env.LEADS_API_KEY ? "file" : generateKey();
   const dir = process.env.DATABASE_URL ? null : embeddedDataDir();
   if (dir) await checkEarlierLauncher(dir);
@@ -120,8 +122,8 @@ function startNext() {
   // Next itself, not through npx: a signal to the launcher must reach the server.
   const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
   const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
-  // Next writes to the launcher's own stdout: relaying each access log line through this process cost
-  // 0.04 to 0.06 ms of CPU per request (docs/decisions.md).
+  // Next writes to the launcher's own stdout: relaying each access log line through this process costs CPU per request
+  // (docs/decisions.md, "The launcher does not relay Next's output").
   server = spawn(process.execPath, [...heapArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });
@@ -148,7 +150,7 @@ async function announceWhenLive(keySource) {
 
 /** Where the service is and how to call it. */
 function announce(keySource) {
-  const base = `http://localhost:${port}`;
+  const base = localBaseUrl({ PORT: String(port) });
   const key = {
     generated: `a new key was generated into ${ENV_FILE}`,
     file: `the key is in ${ENV_FILE}`,
@@ -188,16 +190,6 @@ async function shutdown(code, why) {
 function fail(sentence) {
   console.error(sentence);
   shutdown(1);
-}
-
-/** An existing file readable by group or others (an editor's or a copy's 0644) is made 0600 before it is read. */
-function keepPrivate(file) {
-  if ((statSync(file).mode & 0o077) === 0) return;
-  try {
-    chmodSync(file, 0o600);
-  } catch (error) {
-    throw new StartupError(`${file} holds the API key but is readable by other users, and making it private failed (${error.code ?? error.message}); run chmod 600 ${file} and start again`);
-  }
 }
 
 function generateKey() {

@@ -20,7 +20,7 @@ const BOUND_MS = 10_000;
 /**
  * A frozen database never cancels a query itself: a request on a pooled connection
  * is bounded by the client-side query timeout (lib/db/prisma.ts: the 15 s statement
- * timeout plus 1 s); new connections by the 5 s connect timeout. It used to wait forever.
+ * timeout plus 1 s); new connections by the 5 s connect timeout.
  */
 const FROZEN_BOUND_MS = 20_000;
 

@@ -6,8 +6,8 @@ import { serverForThisFile } from "../helpers/server";
 
 /**
  * Decision 14, over HTTP against the production server: bodies built to
- * inflate the error answer (one 144 KB POST used to exhaust the heap and take the
- * service down). Each gets a bounded 400 and the server keeps serving.
+ * inflate the error answer, which could otherwise exhaust the heap and take the
+ * service down. Each gets a bounded 400 and the server keeps serving.
  */
 const running = serverForThisFile();
 

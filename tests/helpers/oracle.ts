@@ -276,7 +276,7 @@ export function expectForQuery(query: string): Expected {
 
 /** Spec "Errors", per operation (plus 404/405 of decisions.md 11 and the body limit's 413). */
 export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
-  "get /api/leads/sources": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  "get /api/leads/sources": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
   "get /api/leads/agents": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
   "post /api/leads": [
     "INVALID_JSON",

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LeadsClient } from "@/lib/client";
+import { LeadsClient } from "@/lib/client/index";
 import { freePort } from "@/scripts/process-group";
 import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
@@ -182,6 +182,94 @@ describe("typed client retry rules", () => {
     const slow = s.client({ retry: { maxAttempts: 1000, baseDelayMs: 50, maxDelayMs: 50, deadlineMs: 400 } });
     expect((await slow.listSources()).outcome).toBe("failed");
     expect(Date.now() - started).toBeLessThan(1_500);
+    await s.close();
+  });
+});
+
+/** A server in front of the real one that adds `extra` to every 200 body it passes on (and, if given, changes it more). */
+async function addingProxy(change: (body: Record<string, unknown>) => Record<string, unknown> = (b) => b) {
+  return standIn(async (req, res) => {
+    const upstream = await fetch(new URL(req.url!, server.baseUrl), { headers: { authorization: req.headers.authorization ?? "" } });
+    const text = await upstream.text();
+    if (upstream.status !== 200) return json(res, upstream.status, text ? JSON.parse(text) : {});
+    json(res, 200, change({ ...JSON.parse(text), addedByANewerServer: { since: "1.2.0" } }));
+  });
+}
+
+describe("typed client: tolerant reading, the sources' ETag, and Retry-After", () => {
+  it("keeps fields a newer server adds to a 200, and still refuses a body that lacks a required one", async () => {
+    await client.createLead(body(50));
+    const adding = await addingProxy((b) => ({
+      ...b,
+      ...(Array.isArray(b.leads) ? { leads: b.leads.map((lead: object) => ({ ...lead, score: 7 })) } : {}),
+    }));
+    const c = adding.client();
+    const sources = await c.listSources();
+    expect(sources.outcome, sources.error ?? "").toBe("ok");
+    expect(sources.outcome === "ok" && (sources.data as unknown as { addedByANewerServer: unknown }).addedByANewerServer).toEqual({ since: "1.2.0" });
+    const page = await c.listLeads({ limit: 5 });
+    expect(page.outcome, page.error ?? "").toBe("ok");
+    expect(page.outcome === "ok" && page.data.leads.length > 0 && page.data.leads.every((lead) => (lead as { score?: number }).score === 7)).toBe(true);
+    expect((await c.listAgents()).outcome).toBe("ok");
+    await adding.close();
+
+    const dropping = await addingProxy((b) => ({ ...b, leads: (b.leads as object[]).map(({ referralId: _, ...lead }: { referralId?: number }) => lead) }));
+    const broken = await dropping.client({ retry: { maxAttempts: 1 } }).listLeads({ limit: 5 });
+    expect(broken).toMatchObject({ outcome: "failed", reason: "bad-response", status: 200 });
+    expect(broken.error).toMatch(/^GET \/api\/leads answered 200 with a body that is not a ListLeadsResponse \(body\.leads\.0\.referralId: missing\)$/);
+    await dropping.close();
+  });
+
+  it("asks for the sources list with the ETag it has and keeps that list on 304", async () => {
+    const c = new LeadsClient({ baseUrl: server.baseUrl, apiKey: TEST_KEY });
+    const first = await c.listSources();
+    expect(first).toMatchObject({ outcome: "ok", status: 200 });
+    const second = await c.listSources();
+    expect(second).toMatchObject({ outcome: "ok", status: 304 });
+    expect(second.outcome === "ok" && first.outcome === "ok" && second.data).toEqual(first.outcome === "ok" && first.data);
+
+    // A new source changes the list's version: the whole list again, with the new one in it.
+    expect((await c.createLead({ ...body(51), referrer: "Client ETag Source" })).outcome).toBe("ok");
+    const third = await c.listSources();
+    expect(third.outcome === "ok" && third.status === 200 && third.data.sources.some((s) => s.name === "Client ETag Source")).toBe(true);
+
+    const seen: (string | undefined)[] = [];
+    const s = await standIn((req, res) => {
+      seen.push(req.headers["if-none-match"] as string | undefined);
+      if (req.headers["if-none-match"] === '"7"') return void res.writeHead(304, { etag: '"7"' }).end();
+      json(res, 200, { sources: [{ id: "src_1", name: "One", type: "ads" }], ads: [] }, { etag: '"7"' });
+    });
+    const kept = s.client();
+    await kept.listSources();
+    expect(await kept.listSources()).toMatchObject({ outcome: "ok", status: 304, data: { sources: [{ name: "One" }] } });
+    expect(seen).toEqual([undefined, '"7"']);
+    await s.close();
+  });
+
+  it("waits the server's Retry-After before retrying a GET (READS_BUSY) or a refused POST that asks for it (429)", async () => {
+    const times: number[] = [];
+    const s = await standIn((req, res, n) => {
+      req.resume();
+      times.push(Date.now());
+      if (n === 1) return json(res, 503, { error: "busy", code: "READS_BUSY", requestId: "r" }, { "retry-after": "1" });
+      if (n === 2) return json(res, 200, { agents: [] });
+      if (n === 3) return json(res, 429, { error: "slow down", code: "RATE_LIMITED", requestId: "r" }, { "retry-after": "1" });
+      json(res, 201, { lead: { referralId: 9, leadCustomerId: "c", leadName: "n", leadMobileNumber: "60123456789", referrer: { customerId: "s", name: "S", type: "source" }, assignedAgentId: null, status: "Pending" } });
+    });
+    // The client's own backoff would be at most 20 ms: the second request comes after the server's second.
+    const c = s.client();
+    expect(await c.listAgents()).toMatchObject({ outcome: "ok", status: 200 });
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(950);
+    expect(await c.createLead(body(52))).toMatchObject({ outcome: "ok", status: 201 });
+    expect(times[3] - times[2]).toBeGreaterThanOrEqual(950);
+    expect(s.requests).toEqual(["GET /api/leads/agents", "GET /api/leads/agents", "POST /api/leads", "POST /api/leads"]);
+
+    // A Retry-After beyond the call's deadline ends the call at once instead of waiting past it.
+    const far = await standIn((_req, res) => json(res, 503, { error: "busy", code: "READS_BUSY", requestId: "r" }, { "retry-after": "3600" }));
+    const started = Date.now();
+    expect(await far.client().listAgents()).toMatchObject({ outcome: "failed", reason: "server-error", code: "READS_BUSY", attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await far.close();
     await s.close();
   });
 });

@@ -5,8 +5,8 @@ import { serverForThisFile } from "../helpers/server";
 /**
  * The host changes a column's type under a warm pool. The server's
  * named prepared statements then answer 0A000 "cached plan must not change result
- * type" on every warm connection; it used to do so forever (GET /api/leads 100% 500).
- * Now the statement names move to a new generation on the first 0A000: outside a
+ * type" on every warm connection until the names change: the statement names move to
+ * a new generation on the first 0A000: outside a
  * transaction the statement is retried at once, inside one the request fails once.
  */
 const running = serverForThisFile();

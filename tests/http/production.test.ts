@@ -74,6 +74,45 @@ describe("production server over HTTP", () => {
     expect(res.body.code).toBe("UNAUTHORIZED");
   });
 
+  it("challenges every 401 with WWW-Authenticate: Bearer, saying invalid_token when a bearer key was sent (RFC 6750)", async () => {
+    const baseUrl = servers[0].baseUrl;
+    const cases: [Record<string, string>, string][] = [
+      [{}, "Bearer"],
+      [{ authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }, "Bearer"],
+      [{ authorization: "Bearer" }, "Bearer"],
+      [{ authorization: `Bearer ${TEST_KEY}x` }, 'Bearer error="invalid_token"'],
+      [{ authorization: "bearer short" }, 'Bearer error="invalid_token"'],
+    ];
+    for (const path of ["/api/leads/sources", "/api/leads/agents", "/api/leads", "/api/sources"]) {
+      for (const [headers, challenge] of cases) {
+        const res = await call("GET", path, { baseUrl, key: null, headers });
+        expect({ path, headers, status: res.status, challenge: res.headers.get("www-authenticate") }).toEqual({ path, headers, status: 401, challenge });
+      }
+    }
+    const res = await call("POST", "/api/leads", { baseUrl, key: null, body: lead("Facebook Ads", 0) });
+    expect(res.headers.get("www-authenticate")).toBe("Bearer");
+  });
+
+  it("refuses an If-None-Match longer than the document allows with 400 INVALID_INPUT, and takes one at the bound", async () => {
+    const { baseUrl } = servers[0];
+    const tag = (await call("GET", "/api/leads/sources", { baseUrl })).headers.get("etag")!;
+    const condition = (length: number) => `${tag},${" ".repeat(length - tag.length - 4)}"0"`;
+    const atBound = condition(1024);
+    expect(atBound.length).toBe(1024);
+    expect((await call("GET", "/api/leads/sources", { baseUrl, headers: { "if-none-match": atBound } })).status).toBe(304);
+    const over = condition(1025);
+    const res = await call("GET", "/api/leads/sources", { baseUrl, headers: { "if-none-match": over } });
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([{ path: "If-None-Match", message: "Too long: at most 1024 characters" }]);
+  });
+
+  it("serves /openapi.json as docs/operating.md says: no-cache with an ETag, so a cache revalidates it before every use", async () => {
+    const res = await fetch(`${servers[0].baseUrl}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    expect(res.headers.get("etag")).toMatch(/^(W\/)?"[^"]+"$/);
+  });
+
   it("refuses a body over 1 MiB with 413, declared or streamed, and saves nothing", async () => {
     const before = await rowCounts(db.sql);
     const big = JSON.stringify({ ...lead("Big Source", 0), remark: "x".repeat(1024 * 1024) });

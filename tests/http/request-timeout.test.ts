@@ -6,8 +6,8 @@ import { serverForThisFile } from "../helpers/server";
 
 /**
  * The request timeout, over HTTP against the production server: a client that sends
- * its body a byte at a time held a socket for ~322 s (Node's default request
- * timeout), with the key or without. The launcher bounds a whole request to 30 s
+ * its body a byte at a time would hold a socket for Node's default request timeout,
+ * with the key or without. The launcher bounds a whole request to 30 s
  * (lib/runtime/next-server-preload.mjs); the server then answers 408 and closes.
  */
 const running = serverForThisFile();

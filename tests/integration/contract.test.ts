@@ -191,6 +191,13 @@ describe("contract: 304 and 503 READS_BUSY of the read operations", () => {
     expect((await send("GET", path, { headers: { "if-none-match": tag } })).status).toBe(304);
   });
 
+  it.each(SOURCE_PATHS)("GET %s: 400 INVALID_INPUT for an If-None-Match over the documented length, even naming the ETag", async (path) => {
+    const tag = (await send("GET", path)).headers.get("etag")!;
+    const long = `${tag},${'"0",'.repeat(300)}${tag}`;
+    const res = await expectCode(send("GET", path, { headers: { "if-none-match": long } }), 400, "INVALID_INPUT");
+    expect(res.body.issues).toEqual([{ path: "If-None-Match", message: "Too long: at most 1024 characters" }]);
+  });
+
   it("503 READS_BUSY with Retry-After on every read path while the read connections and the line behind them are taken", async () => {
     // Reads held on a lock of the total they read take every read connection and fill the line; later reads are
     // refused at once, and those in line after 2 s.

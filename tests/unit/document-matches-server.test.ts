@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readJsonBody } from "@/lib/api/body";
+import { ifNoneMatch } from "@/lib/api/response";
 import { ApiError, type Issue } from "@/lib/api/errors";
 import { parseInput, parseQuery } from "@/lib/api/validation";
 import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
@@ -185,6 +186,42 @@ describe("the document and the server agree on GET /api/leads's query", () => {
       fc.property(values, (value) => {
         const documented = Number.isInteger(value) && value >= minimum && value <= maximum;
         expect({ value, accepted: serverAccepts(new URLSearchParams({ [name]: String(value) })) }).toEqual({ value, accepted: documented });
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("the document and the server agree on GET /api/leads/sources's If-None-Match", () => {
+  const parameter = doc.components.parameters["If-None-Match"];
+  const documentAcceptsTag = schemaValidator(parameter.schema, "generator If-None-Match");
+  const { maxLength } = parameter.schema;
+
+  function serverAccepts(value: string): boolean {
+    try {
+      ifNoneMatch(new Request("http://localhost/api/leads/sources", { headers: { "if-none-match": value } }));
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 400) return false;
+      throw error;
+    }
+  }
+
+  it("states a bound, and a longer value is the documented 400 INVALID_INPUT", () => {
+    expect(maxLength).toBeGreaterThan(0);
+    expect(doc.paths["/api/leads/sources"].get.responses[400]).toBeDefined();
+  });
+
+  it("accepts exactly the lengths the document accepts", () => {
+    // Header values arrive without white space at either end, so the drawn values have none there.
+    const tags = fc.array(fc.constantFrom('"1"', 'W/"22"', "*", '"333"', " ", ","), { maxLength: maxLength / 2 + 10 });
+    const value = fc.tuple(fc.integer({ min: maxLength - 8, max: maxLength + 8 }), tags).map(([length, parts]) => {
+      const text = parts.join("").trim();
+      return `"${text.padEnd(length - 2, "x").slice(0, Math.max(0, length - 2))}"`;
+    });
+    fc.assert(
+      fc.property(value, (sent) => {
+        expect({ length: sent.length, accepted: serverAccepts(sent) }).toEqual({ length: sent.length, accepted: documentAcceptsTag(sent) });
       }),
       RUNS,
     );

@@ -51,7 +51,9 @@ function importsOf(file: string): string[] {
   return specifiers.flatMap((specifier) => {
     const target = specifier.startsWith("@/") ? specifier.slice(2) : specifier.startsWith(".") ? path.posix.join(path.posix.dirname(file), specifier) : null;
     if (target === null) return [];
-    const found = ["", ".ts", ".tsx", ".mts", ".mjs", "/index.ts"].map((ending) => target + ending).find((candidate) => {
+    // A relative import written for Node's ESM (`./http.js`, the client package) names its TypeScript source.
+    const endings = ["", ".ts", ".tsx", ".mts", ".mjs", "/index.ts"].map((ending) => target + ending);
+    const found = [...endings, target.replace(/\.js$/, ".ts")].find((candidate) => {
       try {
         return statSync(path.join(root, candidate)).isFile();
       } catch {

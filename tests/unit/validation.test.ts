@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, type Issue } from "@/lib/api/errors";
 import { parseInput, toIssues } from "@/lib/api/validation";
-import { createLeadBody, type CreateLeadInput } from "@/lib/leads/schemas";
+import { MESSAGES } from "@/lib/leads/messages";
+import { createLeadBody, type CreateLeadInput, validate } from "@/lib/leads/schemas";
 import { PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
 
 // POST /api/leads body validation (spec "POST /api/leads" table, rule 7, decisions.md 4
@@ -9,18 +10,18 @@ import { PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
 
 const BASE = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
 
-const UNION_REFERRER = "Must be a source name (string) or an object {customerId}";
-const UNION_AGENT = "Must be a platform id (string) or a numeric user id (integer)";
-const UNKNOWN_NAME = "Unknown name: not part of the API";
+const UNION_REFERRER = MESSAGES.referrer;
+const UNION_AGENT = MESSAGES.agentId;
+const UNKNOWN_NAME = MESSAGES.unknownName;
 
 function accept(body: unknown): CreateLeadInput {
-  const result = createLeadBody.safeParse(body);
+  const result = validate(createLeadBody, body);
   if (!result.success) throw new Error(`expected acceptance, got ${JSON.stringify(toIssues(result.error.issues))}`);
   return result.data;
 }
 
 function reject(body: unknown): Issue[] {
-  const result = createLeadBody.safeParse(body);
+  const result = validate(createLeadBody, body);
   if (result.success) throw new Error(`expected rejection, got ${JSON.stringify(result.data)}`);
   return toIssues(result.error.issues);
 }
@@ -169,7 +170,7 @@ describe("length bounds of every text field, at the edges", () => {
 
     it("takes 6 characters past the length check (then they are not a Malaysian mobile number)", () => {
       expect(reject({ ...BASE, leadMobileNumber: "+60123" })).toEqual([
-        { path: "leadMobileNumber", message: "Not a Malaysian mobile number (60 followed by 9 to 11 digits)" },
+        { path: "leadMobileNumber", message: MESSAGES.mobileRule },
       ]);
     });
 
@@ -352,7 +353,7 @@ describe("referrer union reporting", () => {
     expect(issues).toHaveLength(1);
     expect(issues[0].path).toBe("referrer");
     expect(issues[0].message).not.toBe(UNION_REFERRER);
-    expect(issues[0].message).toMatch(/too small/i);
+    expect(issues[0].message).toMatch(/too short/i);
     expect(issues[0].message).toContain("2");
   });
 
@@ -360,7 +361,7 @@ describe("referrer union reporting", () => {
     const issues = reject({ ...BASE, referrer: "a".repeat(121) });
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatchObject({ path: "referrer" });
-    expect(issues[0].message).toMatch(/too big/i);
+    expect(issues[0].message).toMatch(/too long/i);
     expect(issues[0].message).toContain("120");
   });
 
@@ -396,7 +397,7 @@ describe("toIssues", () => {
     // An array has a length, so zod 4 also measures it against a string's minimum.
     for (const field of ["leadName", "leadMobileNumber", "remark"]) {
       const issues = reject({ ...BASE, [field]: [] });
-      expect(issues).toEqual([{ path: field, message: "Invalid input: expected string, received array" }]);
+      expect(issues).toEqual([{ path: field, message: "Must be a string" }]);
     }
   });
 

@@ -114,13 +114,13 @@ export type LeadPageRow<F extends keyof Referral> = Pick<Referral, F | "id" | "r
  * - An offset at or past `total` is the empty page without reading a record: the page's one-time filter.
  * - Every source's records at an offset: the blocks of 1,024 ids, summed from the newest, give the block that holds
  *   the offset and how many of its source records come before it; the walk starts there. Walking the skipped
- *   records instead cost 2.0 to 3.7 s at offset 500,000 of 1M leads (docs/decisions.md, "Deep offsets are sought").
+ *   records instead holds a connection for seconds at deep offsets (docs/decisions.md, "Deep offsets are sought").
  * - The first page walks from the newest record: each record's referrer kind is read by its primary key as the page
  *   is walked, whatever the number of sources. A scalar subquery, not EXISTS: PostgreSQL turned EXISTS into a hash
- *   join over every record (it estimates that few records have a source referrer, as few customers are sources),
- *   1.7 s for the first page at 1M leads; this way it walks the primary key and stops at the page (1 to 5 ms).
+ *   join over every record (it estimates that few records have a source referrer, as few customers are sources);
+ *   this way it walks the primary key and stops at the page (docs/decisions.md, "Plans the statistics mislead").
  * - One source's records: equality, not ANY of one id: with ANY, PostgreSQL walked the primary key backwards past
- *   200 other sources' records per match (7 ms at 1M leads) instead of this source's index entries (1 ms).
+ *   other sources' records instead of this source's index entries (same section).
  */
 export function leadPageSql(filter: LeadFilter, limit: number, offset: number): { page: Prisma.Sql; total: Prisma.Sql } {
   const total =
@@ -189,9 +189,9 @@ export async function leadPage<F extends keyof Referral>(
     ORDER BY r.id DESC`;
   const [, rows, totals] = await db.$transaction(
     [
-      // PostgreSQL cannot know that nearly every referrer is a source: it expected to read half of a million
-      // records to find a page of them, and started parallel workers for it (10 to 44 ms at 1M leads, against
-      // 1 ms in one process). A page reads at most a block's and a page's records (leadPageSql).
+      // PostgreSQL cannot know that nearly every referrer is a source, so it starts parallel workers to find a page,
+      // which costs more than one process reading a block's and a page's records (docs/decisions.md, "Plans the
+      // statistics mislead").
       db.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
       db.$queryRaw<LeadPageRow<F>[]>(rowsSql),
       db.$queryRaw<{ total: number }[]>(total),

@@ -71,7 +71,7 @@ export async function insertSource(db: Db, source: NewSourceRow): Promise<void> 
 /**
  * The version of the list of source accounts: how many changes it has had, kept by triggers on customers in
  * per-connection slots (prisma/migrations/*_source_list_version). Different lists never share a version, and
- * reading it costs at most 16 rows whatever the number of sources (the list itself: 397 ms and 10.5 MB at 100,000).
+ * reading it costs at most 16 rows whatever the number of sources, unlike the list itself (docs/decisions.md).
  */
 const sourceListVersionSql = Prisma.sql`SELECT coalesce(sum(changes), 0)::text AS version FROM lead_source_list_versions`;
 

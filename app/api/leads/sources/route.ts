@@ -1,4 +1,4 @@
-import { entityTag, json, notModified } from "@/lib/api/response";
+import { entityTag, ifNoneMatch, json, notModified } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
 import { database } from "@/lib/db/prisma";
 import { reading } from "@/lib/db/read-budget";
@@ -8,9 +8,10 @@ import { listSources, sourceListVersion } from "@/lib/leads/sources/list-sources
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
   GET: apiRoute(async (request) => {
     const db = database();
+    const tags = ifNoneMatch(request);
     return reading(db, async () => {
-      if (request.headers.has("if-none-match")) {
-        const unchanged = notModified(request, entityTag(await sourceListVersion(db)));
+      if (tags) {
+        const unchanged = notModified(tags, entityTag(await sourceListVersion(db)));
         if (unchanged) return unchanged;
       }
       const { version, ...list } = await listSources(db);
