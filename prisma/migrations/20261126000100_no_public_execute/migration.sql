@@ -4,7 +4,7 @@
 -- the two immutable plain functions that run as their caller and read nothing: lead_intake_source_key, which the
 -- index customers_source_key_idx evaluates on every write of customers by any of the host's roles (PostgreSQL checks
 -- EXECUTE there), and lead_intake_lead_block_size, which the listing calls. A later migration that adds a function
--- revokes it the same way (tests/integration/no-public-execute.test.ts holds every one).
+-- revokes it the same way (tests/integration/borrowed-privilege.test.ts holds every one).
 DO $$
 DECLARE
   fn RECORD;
