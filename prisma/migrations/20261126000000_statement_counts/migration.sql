@@ -23,10 +23,10 @@ CREATE OR REPLACE FUNCTION "lead_intake_count_referrals"() RETURNS trigger LANGU
 SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
   own_slot INTEGER := pg_backend_pid() % 16;
-  added_referrers TEXT[];
-  added_ids BIGINT[];
-  removed_referrers TEXT[];
-  removed_ids BIGINT[];
+  -- The statement's rows netted per referrer and block of ids: added minus removed.
+  referrers TEXT[];
+  blocks INTEGER[];
+  counts INTEGER[];
 BEGIN
   IF TG_RELID IS DISTINCT FROM to_regclass('"referrals"') THEN
     RETURN NULL;
@@ -36,28 +36,41 @@ BEGIN
     DELETE FROM "lead_source_lead_counts";
     DELETE FROM "lead_source_lead_blocks";
     RETURN NULL;
+  ELSIF TG_OP = 'INSERT' THEN
+    SELECT array_agg(g."referrer"), array_agg(g."block"), array_agg(g."n") INTO referrers, blocks, counts
+    FROM (SELECT "referrer_customer_id"::text AS "referrer", ("id" / "lead_intake_lead_block_size"())::int AS "block",
+                 count(*)::int AS "n"
+          FROM "lead_intake_new_rows" GROUP BY 1, 2) g;
+  ELSIF TG_OP = 'DELETE' THEN
+    SELECT array_agg(g."referrer"), array_agg(g."block"), array_agg(g."n") INTO referrers, blocks, counts
+    FROM (SELECT "referrer_customer_id"::text AS "referrer", ("id" / "lead_intake_lead_block_size"())::int AS "block",
+                 -count(*)::int AS "n"
+          FROM "lead_intake_old_rows" GROUP BY 1, 2) g;
+  ELSE
+    SELECT array_agg(g."referrer"), array_agg(g."block"), array_agg(g."n") INTO referrers, blocks, counts
+    FROM (SELECT d."referrer", d."block", sum(d."n")::int AS "n"
+          FROM (SELECT "referrer_customer_id"::text AS "referrer", ("id" / "lead_intake_lead_block_size"())::int AS "block",
+                       1 AS "n" FROM "lead_intake_new_rows"
+                UNION ALL
+                SELECT "referrer_customer_id"::text, ("id" / "lead_intake_lead_block_size"())::int, -1
+                FROM "lead_intake_old_rows") d
+          GROUP BY 1, 2 HAVING sum(d."n") <> 0) g;
   END IF;
-  IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    SELECT array_agg("referrer_customer_id"::text), array_agg("id"::bigint) INTO added_referrers, added_ids
-    FROM "lead_intake_new_rows";
-  END IF;
-  IF TG_OP IN ('DELETE', 'UPDATE') THEN
-    SELECT array_agg("referrer_customer_id"::text), array_agg("id"::bigint) INTO removed_referrers, removed_ids
-    FROM "lead_intake_old_rows";
-  END IF;
+  -- Each referrer's kind is read once, not once per row.
   WITH "delta" AS (
-    SELECT a."referrer", a."id", 1 AS "n" FROM unnest(added_referrers, added_ids) AS a("referrer", "id")
-    UNION ALL
-    SELECT r."referrer", r."id", -1 FROM unnest(removed_referrers, removed_ids) AS r("referrer", "id")
+    SELECT * FROM unnest(referrers, blocks, counts) AS d("referrer", "block", "n")
   ), "per_referrer" AS (
     INSERT INTO "lead_referrer_counts" AS c ("customer_id", "slot", "total")
     SELECT "referrer", own_slot, sum("n")::int FROM "delta" GROUP BY "referrer" HAVING sum("n") <> 0
     ON CONFLICT ("customer_id", "slot") DO UPDATE SET "total" = c."total" + EXCLUDED."total"
+  ), "sources" AS (
+    SELECT r."referrer" FROM (SELECT DISTINCT "referrer" FROM "delta") r
+    WHERE EXISTS (SELECT 1 FROM "customers" s WHERE s."id" = r."referrer" AND s."kind" = 'source')
   ), "sourced" AS (
-    SELECT d."id", d."n" FROM "delta" d JOIN "customers" s ON s."id" = d."referrer" AND s."kind" = 'source'
+    SELECT d."block", d."n" FROM "delta" d WHERE d."referrer" IN (SELECT "referrer" FROM "sources")
   ), "per_block" AS (
     INSERT INTO "lead_source_lead_blocks" AS b ("block", "slot", "total")
-    SELECT "id" / "lead_intake_lead_block_size"(), own_slot, sum("n")::int FROM "sourced" GROUP BY 1 HAVING sum("n") <> 0
+    SELECT "block", own_slot, sum("n")::int FROM "sourced" GROUP BY "block" HAVING sum("n") <> 0
     ON CONFLICT ("block", "slot") DO UPDATE SET "total" = b."total" + EXCLUDED."total"
   )
   INSERT INTO "lead_source_lead_counts" AS c ("slot", "total")
