@@ -1,8 +1,8 @@
--- The kept counts follow a set-based write in time linear in its rows. Row triggers updated the same few count rows
--- once per row inside one transaction, so each update walked the versions its predecessors left: one INSERT ... SELECT
--- of 100,000 referrals took 64 times as long as with the triggers off. Each statement now fires one trigger that reads
--- its transition tables (the rows it inserted, deleted or changed), nets them per referrer and per block of ids with
--- GROUP BY, and writes each count row at most once. The counts mean what they meant: a record counts for the source
+-- The kept counts follow a set-based write in time linear in its rows (docs/decisions.md, "The host's bulk writes stay
+-- linear"). Row triggers updated the same few count rows once per row inside one transaction, so each update walked
+-- the versions its predecessors left. Each statement on referrals now fires one trigger that reads its transition
+-- tables (the rows it inserted, deleted or changed), nets them per referrer and per block of ids with GROUP BY, and
+-- writes each count row at most once. The counts mean what they meant: a record counts for the source
 -- totals and blocks when its referrer is a source at the time of the write; an update that changes neither the id nor
 -- the referrer of any row nets to nothing and writes nothing; TRUNCATE empties them.
 --
@@ -49,8 +49,9 @@ BEGIN
   ELSE
     SELECT array_agg(g."referrer"), array_agg(g."block"), array_agg(g."n") INTO referrers, blocks, counts
     FROM (SELECT d."referrer", d."block", sum(d."n")::int AS "n"
-          FROM (SELECT "referrer_customer_id"::text AS "referrer", ("id" / "lead_intake_lead_block_size"())::int AS "block",
-                       1 AS "n" FROM "lead_intake_new_rows"
+          FROM (SELECT "referrer_customer_id"::text AS "referrer",
+                       ("id" / "lead_intake_lead_block_size"())::int AS "block", 1 AS "n"
+                FROM "lead_intake_new_rows"
                 UNION ALL
                 SELECT "referrer_customer_id"::text, ("id" / "lead_intake_lead_block_size"())::int, -1
                 FROM "lead_intake_old_rows") d
@@ -122,7 +123,8 @@ BEGIN
   IF TG_OP = 'DELETE' AND OLD."kind" IS DISTINCT FROM 'source' THEN RETURN NULL; END IF;
   IF TG_OP = 'UPDATE' AND (
     (OLD."kind" IS DISTINCT FROM 'source' AND NEW."kind" IS DISTINCT FROM 'source')
-    OR (OLD."id", OLD."kind", OLD."name", OLD."source_type") IS NOT DISTINCT FROM (NEW."id", NEW."kind", NEW."name", NEW."source_type")
+    OR (OLD."id", OLD."kind", OLD."name", OLD."source_type")
+       IS NOT DISTINCT FROM (NEW."id", NEW."kind", NEW."name", NEW."source_type")
   ) THEN
     RETURN NULL;
   END IF;
