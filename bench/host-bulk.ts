@@ -21,7 +21,11 @@ export interface HostBulkFigures {
   insert: BulkTiming;
   update: BulkTiming;
   delete: BulkTiming;
-  ratios: { hostBulkInsertOverBare100k: number; hostBulkUpdateOverBare100k: number; hostBulkDeleteOverBare100k: number };
+  ratios: {
+    hostBulkInsertOverBare100k: number;
+    hostBulkUpdateOverBare100k: number;
+    hostBulkDeleteOverBare100k: number;
+  };
 }
 
 /** Referrals first..first+rows-1 over the source accounts, in one statement. */
@@ -71,7 +75,8 @@ async function timeBoth(pool: pg.Pool, statement: string): Promise<BulkTiming> {
   const off: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     // Taken in turn, each mode first every other run, so neither always finds the cache the other warmed.
-    for (const bare of run % 2 === 0 ? [false, true] : [true, false]) (bare ? off : on).push(await timeOnce(pool, statement, bare));
+    for (const bare of run % 2 === 0 ? [false, true] : [true, false])
+      (bare ? off : on).push(await timeOnce(pool, statement, bare));
   }
   return { withTriggersMs: Math.round(median(on)), bareMs: Math.round(median(off)) };
 }
@@ -79,7 +84,9 @@ async function timeBoth(pool: pg.Pool, statement: string): Promise<BulkTiming> {
 /** Needs the source accounts in place; leaves the database's rows and counts as it found them. */
 export async function measureHostBulk(pool: pg.Pool): Promise<HostBulkFigures> {
   await pool.query(insertReferrals(BASE_ID, BULK_ROWS));
-  await pool.query("VACUUM (ANALYZE) referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks");
+  await pool.query(
+    "VACUUM (ANALYZE) referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks",
+  );
   try {
     const insert = await timeBoth(pool, STATEMENTS.insert);
     const update = await timeBoth(pool, STATEMENTS.update);
@@ -98,7 +105,9 @@ export async function measureHostBulk(pool: pg.Pool): Promise<HostBulkFigures> {
     };
   } finally {
     await pool.query(STATEMENTS.delete);
-    await pool.query("VACUUM (ANALYZE) referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks");
+    await pool.query(
+      "VACUUM (ANALYZE) referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks",
+    );
   }
 }
 
@@ -113,7 +122,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { seedSourcesAndUsers } = await import("./data");
   const given = process.argv[2];
   const dir = given ? null : await mkdtemp(path.join(tmpdir(), "lead-intake-bench-pg-"));
-  const database = dir ? await startEmbeddedPostgres({ dir, port: await freePort(), database: "bench", persistent: false }) : null;
+  const database = dir
+    ? await startEmbeddedPostgres({ dir, port: await freePort(), database: "bench", persistent: false })
+    : null;
   const url = given ?? database!.url;
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {

@@ -1,8 +1,9 @@
 // The committed checksum of every migration that has landed, and what earlier commits applied.
 //   npx tsx scripts/migration-checksums.ts            adds the checksum of each new migration to
 //                                                     prisma/migrations/checksums.json (never changes one that is there)
-//   npx tsx scripts/migration-checksums.ts history    also rewrites, from this clone's git history, the earlier texts
-//                                                     accepted by the runner and tests/fixtures/migration-history.json
+//   npx tsx scripts/migration-checksums.ts history main
+//                            also rewrites, from the history of the given branch (the one migrations land on), the
+//                            earlier texts accepted by the runner and tests/fixtures/migration-history.json
 // tests/integration/migration-checksums.test.ts holds every migration to the file and replays each earlier commit.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -20,9 +21,11 @@ export interface MigrationHistory {
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const git = (...args: string[]) => execFileSync("git", args, { encoding: "utf8", maxBuffer: 64 << 20 });
 
-function historyFromGit(today: Map<string, string>): MigrationHistory {
+function historyFromGit(branch: string, today: Map<string, string>): MigrationHistory {
   const history: MigrationHistory = { commits: [], texts: {} };
-  for (const commit of git("log", "--format=%H", "--reverse", "--", "prisma/migrations").split("\n").filter(Boolean)) {
+  for (const commit of git("log", "--format=%H", "--reverse", branch, "--", "prisma/migrations")
+    .split("\n")
+    .filter(Boolean)) {
     const paths = git("ls-tree", "-r", "--name-only", commit, "--", "prisma/migrations")
       .split("\n")
       .filter((p) => p.endsWith("/migration.sql"))
@@ -44,19 +47,16 @@ const file: MigrationChecksums = JSON.parse(readFileSync(CHECKSUMS_FILE, "utf8")
 for (const { name, checksum } of current) {
   const landed = file.landed[name];
   if (landed === undefined) file.landed[name] = checksum;
-  else if (landed !== checksum) throw new Error(`Migration ${name} differs from its landed text: add a new migration instead`);
+  else if (landed !== checksum)
+    throw new Error(`Migration ${name} differs from its landed text: add a new migration instead`);
 }
 if (process.argv[2] === "history") {
-  const history = historyFromGit(new Map(current.map((m) => [m.name, m.checksum])));
+  const history = historyFromGit(process.argv[3] ?? "main", new Map(current.map((m) => [m.name, m.checksum])));
   file.earlier = {};
   // Not the first commit's texts: its lead_intake kept no counts, which every later migration builds on, so a database
   // it migrated is refused with the runner's sentence rather than half upgraded.
   for (const { migrations } of history.commits.slice(1)) {
-    for (const { name, checksum } of migrations) {
-      if (checksum !== file.landed[name] && !(file.earlier[name] ?? []).includes(checksum)) {
-        file.earlier[name] = [...(file.earlier[name] ?? []), checksum];
-      }
-    }
+    for (const { name, checksum } of migrations) if (checksum !== file.landed[name]) file.earlier[checksum] = name;
   }
   writeFileSync(HISTORY_FILE, `${JSON.stringify(history, null, 2)}\n`);
 }

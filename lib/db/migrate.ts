@@ -31,11 +31,11 @@ export interface Migration {
   earlierChecksums: string[];
 }
 
-/** The committed checksum of each landed migration, and the earlier texts some databases applied. */
+/** The committed checksum of each landed migration, and the earlier texts some databases applied (checksum: name). */
 export interface MigrationChecksums {
   why: string;
   landed: Record<string, string>;
-  earlier: Record<string, string[]>;
+  earlier: Record<string, string>;
 }
 
 export const CHECKSUMS_FILE = path.join("prisma", "migrations", "checksums.json");
@@ -49,7 +49,8 @@ export async function readMigrations(): Promise<Migration[]> {
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
       const checksum = createHash("sha256").update(sql).digest("hex");
-      return { name, sql, checksum, earlierChecksums: earlier[name] ?? [] };
+      const earlierChecksums = Object.keys(earlier).filter((text) => earlier[text] === name);
+      return { name, sql, checksum, earlierChecksums };
     }),
   );
 }

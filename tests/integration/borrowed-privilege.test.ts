@@ -20,7 +20,8 @@ const PUBLIC_FUNCTIONS = ["lead_intake_lead_block_size()", "lead_intake_source_k
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  for (let i = 0; i < 5; i++) await post({ leadName: `Guarded ${i}`, leadMobileNumber: "0123456789", referrer: "Guarded Source" });
+  for (let i = 0; i < 5; i++)
+    await post({ leadName: `Guarded ${i}`, leadMobileNumber: "0123456789", referrer: "Guarded Source" });
   const { rows } = await db.sql.query<{ id: string }>("SELECT id FROM customers WHERE name = 'Guarded Source'");
   sourceId = rows[0].id;
 });
@@ -51,7 +52,9 @@ const TRIGGER_FUNCTIONS = ["lead_intake_count_referrals", "lead_intake_count_sou
 
 /** Attaches the given trigger functions of the module to a temporary table and fires every event on it. */
 async function attachAndFire(client: pg.Client, table: string, functions = TRIGGER_FUNCTIONS): Promise<void> {
-  await client.query(`CREATE TEMPORARY TABLE ${table} (id integer, referrer_customer_id text, kind text, name text, source_type text)`);
+  await client.query(
+    `CREATE TEMPORARY TABLE ${table} (id integer, referrer_customer_id text, kind text, name text, source_type text)`,
+  );
   for (const fn of functions) {
     await client.query(`
       CREATE TRIGGER ${fn}_t AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION public.${fn}();
@@ -60,9 +63,15 @@ async function attachAndFire(client: pg.Client, table: string, functions = TRIGG
       CREATE TRIGGER ${fn}_d AFTER DELETE ON ${table} REFERENCING OLD TABLE AS lead_intake_old_rows
         FOR EACH STATEMENT EXECUTE FUNCTION public.${fn}()`);
   }
-  await client.query(`INSERT INTO ${table} SELECT g, $1, 'source', 'Forged ' || g, 'ads' FROM generate_series(1, 50) g`, [sourceId]);
+  await client.query(
+    `INSERT INTO ${table} SELECT g, $1, 'source', 'Forged ' || g, 'ads' FROM generate_series(1, 50) g`,
+    [sourceId],
+  );
   await client.query(`DELETE FROM ${table}`);
-  await client.query(`INSERT INTO ${table} SELECT g, $1, 'source', 'Forged ' || g, 'ads' FROM generate_series(1, 50) g`, [sourceId]);
+  await client.query(
+    `INSERT INTO ${table} SELECT g, $1, 'source', 'Forged ' || g, 'ads' FROM generate_series(1, 50) g`,
+    [sourceId],
+  );
   await client.query(`TRUNCATE ${table}`);
 }
 
@@ -78,10 +87,15 @@ describe("the module's functions", () => {
        ORDER BY 1`,
     );
     expect(rows.map((r) => r.fn)).toEqual(
-      expect.arrayContaining(["lead_intake_count_referrals()", "lead_intake_count_source_changes()", ...PUBLIC_FUNCTIONS]),
+      expect.arrayContaining([
+        "lead_intake_count_referrals()",
+        "lead_intake_count_source_changes()",
+        ...PUBLIC_FUNCTIONS,
+      ]),
     );
     expect(rows.filter((r) => r.public).map((r) => r.fn)).toEqual(PUBLIC_FUNCTIONS);
-    for (const pure of rows.filter((r) => r.public)) expect(pure, pure.fn).toMatchObject({ definer: false, volatility: "i" });
+    for (const pure of rows.filter((r) => r.public))
+      expect(pure, pure.fn).toMatchObject({ definer: false, volatility: "i" });
   });
 
   it("cannot be attached to a table of its own by a login with no grants", async () => {
@@ -89,7 +103,9 @@ describe("the module's functions", () => {
     for (const fn of TRIGGER_FUNCTIONS) {
       const attacker = await connectAs();
       try {
-        await expect(attachAndFire(attacker, "wipe", [fn])).rejects.toThrow(`permission denied for function public.${fn}`);
+        await expect(attachAndFire(attacker, "wipe", [fn])).rejects.toThrow(
+          `permission denied for function public.${fn}`,
+        );
       } finally {
         await attacker.end();
       }
@@ -121,7 +137,9 @@ describe("the sources list version", () => {
     try {
       const version = await sourceListVersion(db.sql);
       await writer.query("SET lead_intake.source_list_changed = 'yes'");
-      await writer.query(`INSERT INTO customers (id, kind, name, source_type) VALUES ('src_forged', 'source', 'Forged Source', 'ads')`);
+      await writer.query(
+        `INSERT INTO customers (id, kind, name, source_type) VALUES ('src_forged', 'source', 'Forged Source', 'ads')`,
+      );
       expect(await sourceListVersion(db.sql)).toBe(version + 1);
       await writer.query(`BEGIN; SELECT set_config('lead_intake.source_list_changed', 'yes', true);
         UPDATE customers SET name = 'Forged Source Renamed' WHERE id = 'src_forged'; COMMIT`);

@@ -38,7 +38,13 @@ async function countRowVersions(): Promise<string[]> {
 
 describe("the module's triggers", () => {
   it("on referrals fire once per statement, one per event, with transition tables; none names a column", async () => {
-    const { rows } = await db.sql.query<{ on: string; name: string; row: boolean; transition: boolean; named: boolean }>(
+    const { rows } = await db.sql.query<{
+      on: string;
+      name: string;
+      row: boolean;
+      transition: boolean;
+      named: boolean;
+    }>(
       `SELECT tgrelid::regclass::text AS on, tgname AS name, (tgtype & 1) = 1 AS row,
               (tgoldtable IS NOT NULL OR tgnewtable IS NOT NULL) AS transition, tgattr::text <> '' OR tgqual IS NOT NULL AS named
        FROM pg_trigger WHERE NOT tgisinternal AND tgrelid IN ('referrals'::regclass, 'customers'::regclass) ORDER BY 1, 2`,
@@ -148,7 +154,9 @@ describe("the sources list version", () => {
         COMMIT`);
       expect(await sourceListVersion(db.sql)).toBe(start + 2);
       // A change undone with its savepoint takes its count back; the next change of the transaction counts.
-      await client.query(`BEGIN; SAVEPOINT s; UPDATE customers SET name = 'Undone' WHERE id = 'src_many_3'; ROLLBACK TO s`);
+      await client.query(
+        `BEGIN; SAVEPOINT s; UPDATE customers SET name = 'Undone' WHERE id = 'src_many_3'; ROLLBACK TO s`,
+      );
       await client.query(`UPDATE customers SET name = 'Kept' WHERE id = 'src_many_4'; COMMIT`);
       expect(await sourceListVersion(db.sql)).toBe(start + 3);
     } finally {
