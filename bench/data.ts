@@ -40,8 +40,8 @@ export async function fillTo(pool: pg.Pool, size: number): Promise<void> {
      FROM generate_series($1::int, $2::int) g`,
     [from, to],
   );
-  // Loaded in bulk with the per-row count trigger off; the counts are then rebuilt in one statement.
-  await pool.query("ALTER TABLE referrals DISABLE TRIGGER lead_intake_count_referrals");
+  // Loaded in bulk with the count triggers off; the counts are then rebuilt in one statement.
+  await pool.query("ALTER TABLE referrals DISABLE TRIGGER USER");
   await pool.query(
     `WITH sources AS (SELECT array_agg(id ORDER BY id) AS ids FROM customers WHERE kind = 'source')
      INSERT INTO referrals (referrer_customer_id, lead_customer_id, lead_name, mobile_number, status, state, city,
@@ -52,7 +52,7 @@ export async function fillTo(pool: pg.Pool, size: number): Promise<void> {
      FROM sources, generate_series($1::int, $2::int) g`,
     [from, to],
   );
-  await pool.query("ALTER TABLE referrals ENABLE TRIGGER lead_intake_count_referrals");
+  await pool.query("ALTER TABLE referrals ENABLE TRIGGER USER");
   await pool.query(
     `BEGIN;
      DELETE FROM lead_referrer_counts;

@@ -4,6 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import path from "node:path";
 import { renderChart } from "./chart";
+import type { HostBulkFigures } from "./host-bulk";
 import type { ListFigures, ReadFigures } from "./list";
 import { round2 } from "./load";
 import type { PooledFigures } from "./pooled";
@@ -28,6 +29,7 @@ export interface Measurements {
   reads: ReadFigures;
   import: ImportFigures | null;
   sourcesScale: SourcesScaleFigures;
+  hostBulk: HostBulkFigures;
   rssMb: { start: number; end: number };
 }
 
@@ -66,6 +68,7 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
       postPooledThreeOverOneAt64: round2(m.pooled.pooledRps / m.pooled.directRps),
       sourcesNotModifiedOverListAt100k: round2(m.sourcesScale.many.sourcesListNotModified.p50Ms / m.sourcesScale.many.sourcesList.p50Ms),
+      ...m.hostBulk.ratios,
     },
     durationSeconds: Math.round((Date.now() - startedAt) / 1000),
   };
@@ -80,6 +83,12 @@ export async function writeResult(result: BenchResult): Promise<void> {
   await writeFile(path.join(RESULTS, "latest.svg"), await renderChart(result));
   console.log(`\n${markdown}`);
 }
+
+const BULK_RATIO = {
+  insert: "hostBulkInsertOverBare100k",
+  update: "hostBulkUpdateOverBare100k",
+  delete: "hostBulkDeleteOverBare100k",
+} as const;
 
 const SERVER_NAMES: Record<keyof PostCpu, string> = {
   service: "service",
@@ -150,6 +159,11 @@ function toMarkdown(r: BenchResult): string {
     `| List p50 at 1M, offset 2147483647 / first page | ${r.ratios.listPastEndOffsetOverFirstPageAt1m} | <= 5 |`,
     `| GET /api/leads/sources p50 at ${r.sourcesScale.many.sources.toLocaleString("en")} sources, 304 / 200 | ${r.ratios.sourcesNotModifiedOverListAt100k} | |`,
     ...(r.ratios.importOverPost === null ? [] : [`| Importer rows/s over POST req/s | ${r.ratios.importOverPost} | |`]),
+    ...(["insert", "update", "delete"] as const).map(
+      (op) =>
+        `| Host ${op.toUpperCase()} of ${r.hostBulk.rows.toLocaleString("en")} referrals, module's triggers / disabled ` +
+        `(${r.hostBulk[op].withTriggersMs} / ${r.hostBulk[op].bareMs} ms) | ${r.hostBulk.ratios[BULK_RATIO[op]]} | <= 1.5 |`,
+    ),
     `| Server RSS start / end (MB) | ${r.rssMb.start} / ${r.rssMb.end} | end < 300 |`,
     "",
   ];

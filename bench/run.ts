@@ -14,6 +14,7 @@ import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embe
 import { freePort } from "@/scripts/process-group";
 import { serverRssMb } from "./cpu";
 import { seedSourcesAndUsers } from "./data";
+import { measureHostBulk } from "./host-bulk";
 import { benchImport } from "./import";
 import { measureList, measureReads } from "./list";
 import { KEY } from "./load";
@@ -46,9 +47,11 @@ async function main() {
       const rssEnd = serverRssMb(servers.service.group);
       console.log("Requests against the number of sources (200, then 100,000)...");
       const sourcesScale = await measureSourcesScale(pool, servers.service.url, KEY);
+      console.log("The host's INSERT, UPDATE and DELETE of 100,000 referrals with the module's triggers and without...");
+      const hostBulk = await measureHostBulk(pool);
       console.log("The importer on 5,000 rows beside raw POST at its concurrency...");
       const imported = await benchImport(servers.service.url, KEY);
-      const measurements = { post, cpuMsPerRequest: cpu, pooled, list, reads, import: imported, sourcesScale, rssMb: { start: rssStart, end: rssEnd } };
+      const measurements = { post, cpuMsPerRequest: cpu, pooled, list, reads, import: imported, sourcesScale, hostBulk, rssMb: { start: rssStart, end: rssEnd } };
       await writeResult(toResult(measurements, startedAt));
     } finally {
       await stopServers(servers);

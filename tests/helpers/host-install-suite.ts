@@ -52,7 +52,7 @@ export function hostInstallSuite(layout: HostLayout) {
 
     it("applies every migration and changes no existing row", async () => {
       expect(applied).toEqual((await readMigrations()).map((m) => m.name));
-      expect(applied).toHaveLength(8);
+      expect(applied).toHaveLength(10);
       expect(await snapshotRows(db.sql)).toEqual(rowsBefore);
     });
 
@@ -71,13 +71,15 @@ export function hostInstallSuite(layout: HostLayout) {
           ...(hasAssignment ? ["referrals_assigned_agent_id_idx"] : []),
         ].sort(),
       );
-      // The host had no triggers; the module adds the two that keep the lead counts in step, and the two that
-      // count changes to the list of sources.
+      // The host had no triggers; the module adds one per event on referrals, which keep the lead counts in step, and
+      // the two on customers that count changes to the list of sources.
       expect(schemaBefore.triggers).toEqual([]);
       expect(after.triggers.map((t) => `${t.table}.${t.name}`)).toEqual([
         "customers.lead_intake_count_source_changes",
         "customers.lead_intake_count_source_truncates",
-        "referrals.lead_intake_count_referrals",
+        "referrals.lead_intake_count_referral_deletes",
+        "referrals.lead_intake_count_referral_inserts",
+        "referrals.lead_intake_count_referral_updates",
         "referrals.lead_intake_count_referrals_truncate",
       ]);
     });

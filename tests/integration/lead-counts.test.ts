@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { countDrift } from "../helpers/kept-counts";
 
 /**
  * pagination.total comes from lead_referrer_counts, which a trigger keeps in step
@@ -40,15 +41,8 @@ async function expectTotalsExact() {
     expect(res.status).toBe(200);
     expect(res.body.pagination.total).toBe(await realCount(filter));
   }
-  // Every block of ids with its real number of source records, and no block counted that has none.
-  const { rows } = await db.sql.query<{ block: number; kept: number; real: number }>(
-    `WITH kept AS (SELECT block, sum(total)::int AS n FROM lead_source_lead_blocks GROUP BY block),
-          real AS (SELECT r.id / lead_intake_lead_block_size() AS block, count(*)::int AS n
-                   FROM referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source' GROUP BY 1)
-     SELECT coalesce(kept.block, real.block) AS block, coalesce(kept.n, 0) AS kept, coalesce(real.n, 0) AS real
-     FROM kept FULL JOIN real ON real.block = kept.block`,
-  );
-  expect(rows.filter((b) => b.kept !== b.real)).toEqual([]);
+  // Every kept count (per referrer, source leads, each block of ids) with its real number of records.
+  expect(await countDrift(db.sql)).toEqual([]);
 }
 
 describe("pagination.total stays exact under every kind of write", () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "@/lib/db/migrate";
 import { adminQuery, createTestDatabase, type TestDatabase } from "../helpers/db";
 import { createEmptyDatabase } from "../helpers/host-install";
+import { countDrift, sourceListVersion } from "../helpers/kept-counts";
 
 /**
  * The module's SECURITY DEFINER functions (the referral-count trigger) run as their owner, so their search_path names
@@ -57,7 +58,8 @@ describe("the module's SECURITY DEFINER functions", () => {
     }
   });
 
-  it("keep counting into the module's table when a writer of referrals shadows it with a temporary table", async () => {
+  it("keep counting into the module's tables when a writer of referrals and customers shadows them with temporary ones", async () => {
+    const versionBefore = await sourceListVersion(db.sql);
     const role = `host_app_${randomBytes(4).toString("hex")}`;
     await adminQuery(`CREATE ROLE ${role} LOGIN PASSWORD 'host'`);
     // A host application role: it writes the host's tables and, like every role by default, may create temporary tables.
@@ -69,16 +71,26 @@ describe("the module's SECURITY DEFINER functions", () => {
     await hostApp.connect();
     try {
       await hostApp.query(`CREATE TEMPORARY TABLE lead_referrer_counts (customer_id text, slot int, total int, PRIMARY KEY (customer_id, slot));
-        CREATE TEMPORARY TABLE lead_source_lead_counts (slot int PRIMARY KEY, total int)`);
+        CREATE TEMPORARY TABLE lead_source_lead_counts (slot int PRIMARY KEY, total int);
+        CREATE TEMPORARY TABLE lead_source_lead_blocks (block int, slot int, total int, PRIMARY KEY (block, slot));
+        CREATE TEMPORARY TABLE lead_source_list_versions (slot int PRIMARY KEY, changes bigint, last_transaction bigint)`);
       await hostApp.query("INSERT INTO referrals (referrer_customer_id, lead_name, status) VALUES ('shadowed-source', 'Host Written', 'Pending')");
-      const { rows: shadow } = await hostApp.query("SELECT count(*)::int AS n FROM pg_temp.lead_referrer_counts");
-      expect(shadow[0].n).toBe(0);
+      await hostApp.query(`INSERT INTO referrals (referrer_customer_id, lead_name, status)
+        SELECT 'shadowed-source', 'Host Written ' || g, 'Pending' FROM generate_series(1, 3) g`);
+      await hostApp.query("INSERT INTO customers (id, kind, name) VALUES ('shadowed-2', 'source', 'Shadowed Two')");
+      const { rows: shadow } = await hostApp.query(
+        `SELECT (SELECT count(*) FROM pg_temp.lead_referrer_counts) + (SELECT count(*) FROM pg_temp.lead_source_lead_counts)
+              + (SELECT count(*) FROM pg_temp.lead_source_lead_blocks) + (SELECT count(*) FROM pg_temp.lead_source_list_versions) AS n`,
+      );
+      expect(Number(shadow[0].n)).toBe(0);
     } finally {
       await hostApp.end();
     }
     const { rows } = await db.sql.query(
       "SELECT coalesce(sum(total), 0)::int AS kept FROM lead_referrer_counts WHERE customer_id = 'shadowed-source'",
     );
-    expect(rows[0].kept).toBe(1);
+    expect(rows[0].kept).toBe(4);
+    expect(await countDrift(db.sql)).toEqual([]);
+    expect(await sourceListVersion(db.sql)).toBe(versionBefore + 2);
   });
 });

@@ -73,7 +73,7 @@ export async function insertSource(db: Db, source: NewSourceRow): Promise<void> 
  * per-connection slots (prisma/migrations/*_source_list_version). Different lists never share a version, and
  * reading it costs at most 16 rows whatever the number of sources, unlike the list itself (docs/decisions.md).
  */
-const sourceListVersionSql = Prisma.sql`SELECT coalesce(sum(changes), 0)::text AS version FROM lead_source_list_versions`;
+export const sourceListVersionSql = Prisma.sql`SELECT coalesce(sum(changes), 0)::text AS version FROM lead_source_list_versions`;
 
 export async function sourceListVersion(db: Db): Promise<string> {
   const [row] = await db.$queryRaw<{ version: string }[]>(sourceListVersionSql);
