@@ -2,14 +2,14 @@
 // was found, exit 1 when something would fail (docs/host-guide.md, "Checking a host").
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import nextEnv from "@next/env";
+import * as nextEnv from "@next/env";
 import pg from "pg";
 import { MIN_KEY_LENGTH, unusableKeyProblem } from "../../lib/api/api-key.mjs";
 import { classifyFailure } from "../../lib/db/failures";
 import { LAYOUT_COLUMNS, layoutFromColumns } from "../../lib/db/layout";
 import { readMigrations } from "../../lib/db/migrate";
 
-/** What the module needs of the host's database: scripts/host/needs.json, written by the install (scripts/host/needs-of.ts). */
+/** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
 export interface HostNeeds {
   /** Every table of the module's schema, with the columns of its scalar fields. */
   tables: Record<string, string[]>;
@@ -26,13 +26,20 @@ const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
 
 async function check(root: string): Promise<Line[]> {
   const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as HostNeeds;
-  nextEnv.loadEnvConfig(root, false, { info: () => {}, error: console.error });
+  // The named export, whether this file runs as CommonJS (a host without "type": "module") or as ESM.
+  const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
+  env.loadEnvConfig(root, false, { info: () => {}, error: console.error });
   const lines: Line[] = [];
   const keyProblem = unusableKeyProblem(process.env);
-  lines.push(keyProblem ? ["FAIL", `key: ${keyProblem}`] : ["ok", `key: ${process.env.LEADS_API_KEY?.length} characters (at least ${MIN_KEY_LENGTH})`]);
+  lines.push(
+    keyProblem
+      ? ["FAIL", `key: ${keyProblem}`]
+      : ["ok", `key: ${process.env.LEADS_API_KEY?.length} characters (at least ${MIN_KEY_LENGTH})`],
+  );
   lines.push(preload(root));
   const url = process.env.DATABASE_URL;
-  if (!url) return [...lines, ["FAIL", "database: DATABASE_URL is not set (in the environment or the host's .env files)"]];
+  if (!url)
+    return [...lines, ["FAIL", "database: DATABASE_URL is not set (in the environment or the host's .env files)"]];
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 15_000 });
   try {
     await client.connect();
@@ -47,10 +54,17 @@ async function check(root: string): Promise<Line[]> {
 }
 
 function preload(root: string): Line {
-  const start = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts?.start;
-  if (`${process.env.NODE_OPTIONS ?? ""} ${start ?? ""}`.includes(PRELOAD_FILE)) return ["ok", `preload: ${PRELOAD_FILE}`];
+  const start = (
+    JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> }
+  ).scripts?.start;
+  if (`${process.env.NODE_OPTIONS ?? ""} ${start ?? ""}`.includes(PRELOAD_FILE))
+    return ["ok", `preload: ${PRELOAD_FILE}`];
   const found = existsSync(path.join(root, PRELOAD_FILE)) ? "" : " (and the file is missing)";
-  return ["note", `preload: neither NODE_OPTIONS nor the start script names ${PRELOAD_FILE}${found}; without it requests are bounded by Node's defaults, not 30 s`];
+  return [
+    "note",
+    `preload: neither NODE_OPTIONS nor the start script names ${PRELOAD_FILE}${found}; ` +
+      "without it requests are bounded by Node's defaults, not 30 s",
+  ];
 }
 
 async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
@@ -71,25 +85,44 @@ async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
     tables.has(table) ? columns.map((c) => `${table}.${c}`).filter((c) => !found.has(c) && !layoutOnly.has(c)) : [],
   );
   // Host columns the module's INSERTs do not name: without a default, every lead creation would fail.
-  const blocking = columnRows.filter((r) => r.required && ["customers", "referrals", "audit_entries"].includes(r.table_name))
+  const blocking = columnRows
+    .filter((r) => r.required && ["customers", "referrals", "audit_entries"].includes(r.table_name))
     .map((r) => `${r.table_name}.${r.column_name}`)
     .filter((c) => !needs.tables[c.split(".")[0]].includes(c.split(".")[1]));
-  const tableLine = `tables: ${Object.keys(needs.tables).length - missingTables.length} of ${Object.keys(needs.tables).length} present`;
-  if (missingColumns.length) lines.push(["FAIL", `columns missing (no migration adds a column): ${missingColumns.join(", ")}`]);
+  const tableCount = Object.keys(needs.tables).length;
+  const tableLine = `tables: ${tableCount - missingTables.length} of ${tableCount} present`;
+  if (missingColumns.length)
+    lines.push(["FAIL", `columns missing (no migration adds a column): ${missingColumns.join(", ")}`]);
   else lines.push(["ok", `columns: every column the module uses is present in ${tables.size} tables`]);
-  if (missingTables.length && migrations.pending.length === 0) lines.push(["FAIL", `${tableLine}; missing: ${missingTables.join(", ")}`]);
-  else lines.push(["ok", missingTables.length ? `${tableLine}; the pending migrations create ${missingTables.join(", ")}` : tableLine]);
-  if (blocking.length) lines.push(["FAIL", `host columns without a default, which lead creation does not fill: ${blocking.join(", ")}`]);
+  if (missingTables.length && migrations.pending.length === 0)
+    lines.push(["FAIL", `${tableLine}; missing: ${missingTables.join(", ")}`]);
+  else
+    lines.push([
+      "ok",
+      missingTables.length ? `${tableLine}; the pending migrations create ${missingTables.join(", ")}` : tableLine,
+    ]);
+  if (blocking.length)
+    lines.push(["FAIL", `host columns without a default, which lead creation does not fill: ${blocking.join(", ")}`]);
 
   const layout = layoutFromColumns(found);
-  const legacy = Object.entries(layout).filter(([, present]) => !present).map(([part]) => LAYOUT_COLUMNS[part as keyof typeof layout]);
-  lines.push(["ok", legacy.length ? `layout: legacy, without ${legacy.join(", ")}` : "layout: normal (users.access_levels and referrals.assigned_agent_id present)"]);
+  const legacy = Object.entries(layout)
+    .filter(([, present]) => !present)
+    .map(([part]) => LAYOUT_COLUMNS[part as keyof typeof layout]);
+  lines.push([
+    "ok",
+    legacy.length
+      ? `layout: legacy, without ${legacy.join(", ")}`
+      : "layout: normal (users.access_levels and referrals.assigned_agent_id present)",
+  ]);
 
-  if (migrations.changed.length) lines.push(["FAIL", `migrations changed after they were applied: ${migrations.changed.join(", ")}`]);
+  if (migrations.changed.length)
+    lines.push(["FAIL", `migrations changed after they were applied: ${migrations.changed.join(", ")}`]);
   lines.push([
     "ok",
     `migrations: ${migrations.applied} of the module's ${needs.migrations.length} applied` +
-      (migrations.pending.length ? `, pending (applied at the next start): ${migrations.pending.join(", ")}` : ", none pending"),
+      (migrations.pending.length
+        ? `, pending (applied at the next start): ${migrations.pending.join(", ")}`
+        : ", none pending"),
   ]);
 
   const { rows: triggerRows } = await client.query<{ name: string }>(
@@ -99,17 +132,29 @@ async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
   const present = new Set(triggerRows.map((r) => r.name));
   const missingTriggers = needs.triggers.filter((t) => !present.has(t));
   const triggerLine = `triggers: ${needs.triggers.length - missingTriggers.length} of ${needs.triggers.length} present`;
-  if (missingTriggers.length && migrations.pending.length === 0) lines.push(["FAIL", `${triggerLine}; missing: ${missingTriggers.join(", ")}`]);
-  else lines.push(["ok", missingTriggers.length ? `${triggerLine}; the pending migrations create the rest` : `${triggerLine}: ${needs.triggers.join(", ")}`]);
+  if (missingTriggers.length && migrations.pending.length === 0)
+    lines.push(["FAIL", `${triggerLine}; missing: ${missingTriggers.join(", ")}`]);
+  else
+    lines.push([
+      "ok",
+      missingTriggers.length
+        ? `${triggerLine}; the pending migrations create the rest`
+        : `${triggerLine}: ${needs.triggers.join(", ")}`,
+    ]);
   return lines;
 }
 
 async function migrationState(client: pg.Client, needs: HostNeeds) {
-  const { rows: exists } = await client.query<{ exists: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`);
+  const { rows: exists } = await client.query<{ exists: boolean }>(
+    `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
+  );
   const recorded = exists[0].exists
-    ? (await client.query<{ migration_name: string; checksum: string }>(
-        `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
-      )).rows
+    ? (
+        await client.query<{ migration_name: string; checksum: string }>(
+          `SELECT migration_name, checksum FROM "_prisma_migrations"
+           WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+        )
+      ).rows
     : [];
   const applied = new Map(recorded.map((r) => [r.migration_name, r.checksum]));
   const files = new Map((await readMigrations()).map((m) => [m.name, m.checksum]));

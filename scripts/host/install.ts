@@ -35,18 +35,29 @@ function main(hostArg: string | undefined): void {
   if (!existsSync(packageFile)) throw new Refusal(`${host} has no package.json; name the folder of a Next.js 16 app`);
   const hostPackage = readJson<Record<string, Record<string, string> | undefined>>(packageFile);
   const nextVersion = hostPackage.dependencies?.next ?? "";
-  if (!/^[\^~]?16\./.test(nextVersion)) throw new Refusal(`${host} depends on next ${nextVersion || "(none)"}; the module needs Next.js 16`);
+  if (!/^[\^~]?16\./.test(nextVersion))
+    throw new Refusal(`${host} depends on next ${nextVersion || "(none)"}; the module needs Next.js 16`);
   checkAlias(host);
 
   // Everything is decided before anything is written: a refusal leaves the host as it was.
   const schema = planSchema(host);
-  const files = new Map<string, string | Buffer>(moduleFiles(MODULE_ROOT).map((file) => [file, readFileSync(path.join(MODULE_ROOT, file))]));
+  const files = new Map<string, string | Buffer>(
+    moduleFiles(MODULE_ROOT).map((file) => [file, readFileSync(path.join(MODULE_ROOT, file))]),
+  );
   files.set("scripts/host/needs.json", `${JSON.stringify(hostNeeds(MODULE_ROOT), null, 2)}\n`);
   if (schema.clientImport) files.set("lib/generated/prisma/client.ts", `export * from "${schema.clientImport}";\n`);
   const packages = planPackages(hostPackage, [...files.keys()]);
 
-  const state: State = existsSync(path.join(host, STATE_FILE)) ? readJson<State>(path.join(host, STATE_FILE)) : { version: "", files: {} };
-  const report = { added: [] as string[], updated: [] as string[], unchanged: 0, kept: [] as string[], removed: [] as string[] };
+  const state: State = existsSync(path.join(host, STATE_FILE))
+    ? readJson<State>(path.join(host, STATE_FILE))
+    : { version: "", files: {} };
+  const report = {
+    added: [] as string[],
+    updated: [] as string[],
+    unchanged: 0,
+    kept: [] as string[],
+    removed: [] as string[],
+  };
   const recorded: Record<string, string> = {};
   for (const [file, content] of files) {
     const target = path.join(host, file);
@@ -82,7 +93,8 @@ function main(hostArg: string | undefined): void {
 
   const lines = [
     `Lead Intake module ${version} installed into ${host}:`,
-    `- files: ${report.added.length} added, ${report.updated.length} updated, ${report.unchanged} unchanged, ${report.removed.length} removed (recorded in ${STATE_FILE})`,
+    `- files: ${report.added.length} added, ${report.updated.length} updated, ${report.unchanged} unchanged, ` +
+      `${report.removed.length} removed (recorded in ${STATE_FILE})`,
     ...report.kept.map((file) => `- kept, edited by the host (compare with the module's): ${file}`),
     `- ${HOST_SCHEMA}: ${schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
@@ -100,9 +112,13 @@ function main(hostArg: string | undefined): void {
 /** The module imports its files as `@/...`: the host's tsconfig must map `@/*` to its root. */
 function checkAlias(host: string): void {
   const read = ts.readConfigFile(path.join(host, "tsconfig.json"), ts.sys.readFile);
-  const paths = (read.config as { compilerOptions?: { paths?: Record<string, string[]> } } | undefined)?.compilerOptions?.paths;
+  const paths = (read.config as { compilerOptions?: { paths?: Record<string, string[]> } } | undefined)?.compilerOptions
+    ?.paths;
   if (JSON.stringify(paths?.["@/*"]) !== JSON.stringify(["./*"])) {
-    throw new Refusal('the host\'s tsconfig.json must map "@/*" to ["./*"] (create-next-app\'s default): the module imports its files that way');
+    throw new Refusal(
+      'the host\'s tsconfig.json must map "@/*" to ["./*"] (create-next-app\'s default): ' +
+        "the module imports its files that way",
+    );
   }
 }
 
@@ -116,8 +132,14 @@ function planSchema(host: string): { merged?: string; added: string[]; clientImp
   if (!existsSync(file)) return { merged: moduleSchema, added: ["every model (new file)"] };
   const hostSchema = readFileSync(file, "utf8");
   const output = clientOutputOf(hostSchema);
-  if (!output) throw new Refusal(`${HOST_SCHEMA} has no generator with provider "prisma-client" and an output; add one (Prisma 7's default)`);
-  const outputDir = path.relative(host, path.resolve(path.dirname(file), output)).split(path.sep).join("/");
+  if (!output)
+    throw new Refusal(
+      `${HOST_SCHEMA} has no generator with provider "prisma-client" and an output; add one (Prisma 7's default)`,
+    );
+  const outputDir = path
+    .relative(host, path.resolve(path.dirname(file), output))
+    .split(path.sep)
+    .join("/");
   const merge = mergeSchemas(hostSchema, moduleSchema);
   if (merge.conflicts.length) throw new Refusal(`${HOST_SCHEMA}: ${merge.conflicts.join("; ")}`);
   const clientImport = outputDir === "lib/generated/prisma" ? undefined : `@/${outputDir}/client`;
@@ -147,7 +169,9 @@ function planPackages(hostPackage: Record<string, Record<string, string> | undef
   const lock = readJson<{ packages: Record<string, { version: string; peerDependencies?: Record<string, string> }> }>(
     path.join(MODULE_ROOT, "package-lock.json"),
   );
-  const ownDependencies = readJson<{ dependencies: Record<string, string> }>(path.join(MODULE_ROOT, "package.json")).dependencies;
+  const ownDependencies = readJson<{ dependencies: Record<string, string> }>(
+    path.join(MODULE_ROOT, "package.json"),
+  ).dependencies;
   const json = structuredClone(hostPackage);
   const changes: string[] = [];
   const notes: string[] = [];
@@ -161,7 +185,8 @@ function planPackages(hostPackage: Record<string, Record<string, string> | undef
       if (peer in ownDependencies && !HOST_PACKAGES.has(peer)) wanted.set(peer, "dependencies");
     }
   }
-  for (const [kind, names] of Object.entries(UNIMPORTED) as [keyof typeof UNIMPORTED, string[]][]) for (const name of names) wanted.set(name, kind);
+  for (const [kind, names] of Object.entries(UNIMPORTED) as [keyof typeof UNIMPORTED, string[]][])
+    for (const name of names) wanted.set(name, kind);
   const added: string[] = [];
   for (const [name, kind] of [...wanted].sort(([a], [b]) => a.localeCompare(b))) {
     const version = lock.packages[`node_modules/${name}`]?.version;
@@ -196,7 +221,8 @@ function planPackages(hostPackage: Record<string, Record<string, string> | undef
  */
 function addServerExternalPackages(host: string): string {
   const name = ["next.config.ts", "next.config.mjs", "next.config.js"].find((n) => existsSync(path.join(host, n)));
-  const manual = `add serverExternalPackages: ${JSON.stringify(SERVER_EXTERNAL_PACKAGES)} to the host's next.config by hand`;
+  const list = JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ");
+  const manual = `add serverExternalPackages: ${list} to the host's next.config by hand`;
   if (!name) return manual;
   const file = path.join(host, name);
   const text = readFileSync(file, "utf8");
@@ -204,19 +230,21 @@ function addServerExternalPackages(host: string): string {
   const config = configObject(source);
   if (!config) return manual;
   const property = config.properties.find(
-    (p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText(source) === "serverExternalPackages",
+    (p): p is ts.PropertyAssignment =>
+      ts.isPropertyAssignment(p) && p.name.getText(source) === "serverExternalPackages",
   );
   let edited: string;
   if (!property) {
     const at = config.getStart(source) + 1;
-    edited = `${text.slice(0, at)}\n  serverExternalPackages: ${JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ")},${text.slice(at)}`;
+    edited = `${text.slice(0, at)}\n  serverExternalPackages: ${list},${text.slice(at)}`;
   } else if (ts.isArrayLiteralExpression(property.initializer)) {
-    const list = property.initializer;
-    const present = list.elements.filter(ts.isStringLiteral).map((e) => e.text);
+    const array = property.initializer;
+    const present = array.elements.filter(ts.isStringLiteral).map((e) => e.text);
     const missing = SERVER_EXTERNAL_PACKAGES.filter((p) => !present.includes(p));
     if (!missing.length) return `${name}: serverExternalPackages already lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
-    const at = list.elements.end;
-    edited = `${text.slice(0, at)}${list.elements.length ? ", " : ""}${missing.map((m) => JSON.stringify(m)).join(", ")}${text.slice(at)}`;
+    const at = array.elements.end;
+    const added = missing.map((m) => JSON.stringify(m)).join(", ");
+    edited = `${text.slice(0, at)}${array.elements.length ? ", " : ""}${added}${text.slice(at)}`;
   } else return manual;
   writeFileSync(file, edited);
   return `${name}: serverExternalPackages lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
@@ -232,11 +260,15 @@ function configObject(source: ts.SourceFile): ts.ObjectLiteralExpression | undef
     let found: ts.Expression | undefined;
     source.forEachChild((node) => {
       if (!ts.isVariableStatement(node)) return;
-      for (const d of node.declarationList.declarations) if (ts.isIdentifier(d.name) && d.name.text === name) found = d.initializer;
+      for (const d of node.declarationList.declarations)
+        if (ts.isIdentifier(d.name) && d.name.text === name) found = d.initializer;
     });
     exported = found;
   }
-  while (exported && (ts.isSatisfiesExpression(exported) || ts.isAsExpression(exported) || ts.isParenthesizedExpression(exported))) {
+  while (
+    exported &&
+    (ts.isSatisfiesExpression(exported) || ts.isAsExpression(exported) || ts.isParenthesizedExpression(exported))
+  ) {
     exported = exported.expression;
   }
   return exported && ts.isObjectLiteralExpression(exported) ? exported : undefined;

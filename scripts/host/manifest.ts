@@ -23,11 +23,14 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     paths: ["app/docs/page.tsx", "components/SwaggerDocs.tsx", "proxy.ts", "lib/openapi/", "scripts/build-openapi.ts"],
     what: "`/docs` and `/openapi.json` (written into `public/` by the build step) and their security headers.",
   },
-  { paths: ["lib/api/"], what: "The request wrapper: request id, key check, body, validation, the error table, access log." },
+  {
+    paths: ["lib/api/"],
+    what: "The request wrapper: request id, key check, body, validation, the error table, access log.",
+  },
   { paths: ["lib/leads/"], what: "The domain, including `default-sources.json`." },
   {
     paths: ["lib/db/"],
-    what: "The database client, named statements, failure kinds, the migration runner, layout SQL, every SQL statement.",
+    what: "The database client, named statements, failure kinds, the migration runner, layout SQL, all SQL.",
   },
   { paths: ["prisma/migrations/"], what: "The module's migrations (one folder each) and `migration_lock.toml`." },
   { paths: ["scripts/host/check.ts"], what: "`npm run host:check`." },
@@ -61,7 +64,8 @@ export function moduleFiles(root: string): string[] {
       for (const name of readdirSync(full).sort()) walk(path.posix.join(relative, name));
     } else files.push(relative);
   };
-  for (const { paths, generated } of MODULE_FILES) if (!generated) for (const entry of paths) walk(entry.replace(/\/$/, ""));
+  for (const { paths, generated } of MODULE_FILES)
+    if (!generated) for (const entry of paths) walk(entry.replace(/\/$/, ""));
   return files;
 }
 

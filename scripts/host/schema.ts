@@ -24,7 +24,8 @@ const unquote = (value: unknown) => (typeof value === "string" ? value.replace(/
 /** The table a model maps to: its `@@map`, else its name. */
 export function tableOf(model: Model): string {
   for (const p of model.properties) {
-    if (p.type === "attribute" && p.kind === "object" && p.name === "map") return unquote(p.args[0]?.value) ?? model.name;
+    if (p.type === "attribute" && p.kind === "object" && p.name === "map")
+      return unquote(p.args[0]?.value) ?? model.name;
   }
   return model.name;
 }
@@ -43,13 +44,21 @@ export function mergeSchemas(hostText: string, moduleText: string): SchemaMerge 
   const added: string[] = [];
   const conflicts: string[] = [];
   const hostByTable = new Map(models(host).map((m) => [tableOf(m), m]));
-  const moduleAdded = new Set(models(module).filter((m) => !hostByTable.has(tableOf(m))).map((m) => m.name));
+  const moduleAdded = new Set(
+    models(module)
+      .filter((m) => !hostByTable.has(tableOf(m)))
+      .map((m) => m.name),
+  );
 
   for (const wanted of models(module)) {
     const existing = hostByTable.get(tableOf(wanted));
     if (!existing) {
       const taken = models(host).find((m) => m.name === wanted.name);
-      if (taken) conflicts.push(`model ${wanted.name} of the host maps table ${tableOf(taken)}; the module needs that name for ${tableOf(wanted)}`);
+      if (taken)
+        conflicts.push(
+          `model ${wanted.name} of the host maps table ${tableOf(taken)}; ` +
+            `the module needs that name for ${tableOf(wanted)}`,
+        );
       host.list.push({ type: "break" } as Block, wanted);
       added.push(wanted.name);
       continue;
@@ -64,7 +73,8 @@ export function mergeSchemas(hostText: string, moduleText: string): SchemaMerge 
       if (own) {
         if (scalar && (columnOf(own) !== columnOf(field) || typeOf(own) !== typeOf(field))) {
           conflicts.push(
-            `${wanted.name}.${field.name} is ${typeOf(own)} on column ${columnOf(own)} in the host's schema; the module needs ${typeOf(field)} on column ${columnOf(field)}`,
+            `${wanted.name}.${field.name} is ${typeOf(own)} on column ${columnOf(own)} in the host's schema; ` +
+              `the module needs ${typeOf(field)} on column ${columnOf(field)}`,
           );
         }
         continue;
@@ -82,7 +92,13 @@ export function mergeSchemas(hostText: string, moduleText: string): SchemaMerge 
       validate(JSON.stringify({ prismaSchema: [["schema.prisma", schema]], noColorErrors: true }));
     } catch (error) {
       const message = String((JSON.parse(String((error as Error).message ?? error)) as { message?: string }).message);
-      conflicts.push(`the merged schema is not valid: ${message.replace(/\u001b\[[0-9;]*m/g, "").split("\n").slice(0, 6).join(" ")}`);
+      conflicts.push(
+        `the merged schema is not valid: ${message
+          .replace(/\u001b\[[0-9;]*m/g, "")
+          .split("\n")
+          .slice(0, 6)
+          .join(" ")}`,
+      );
     }
   }
   return { schema, added, conflicts };

@@ -31,9 +31,12 @@ let server: ProcessGroup;
 let baseUrl: string;
 let installOutput: string;
 let before: Map<string, string>;
+let afterInstall: Map<string, string>;
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
-  const environment = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined)) as NodeJS.ProcessEnv;
+  const environment = Object.fromEntries(
+    Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined),
+  ) as NodeJS.ProcessEnv;
   const result = spawnSync(command, args, { cwd, env: environment, encoding: "utf8", timeout: 600_000 });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
@@ -52,7 +55,13 @@ function tree(dir: string): Map<string, string> {
       const child = relative ? `${relative}/${name}` : name;
       if (["node_modules", ".next", "app/generated"].includes(child)) continue;
       if (statSync(path.join(dir, child)).isDirectory()) walk(child);
-      else files.set(child, createHash("sha256").update(readFileSync(path.join(dir, child))).digest("hex"));
+      else
+        files.set(
+          child,
+          createHash("sha256")
+            .update(readFileSync(path.join(dir, child)))
+            .digest("hex"),
+        );
     }
   };
   walk("");
@@ -80,6 +89,7 @@ beforeAll(async () => {
   cpSync(FIXTURE, host, { recursive: true });
   before = tree(host);
   installOutput = install();
+  afterInstall = tree(host);
   mustRun("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], host);
   // The schema engine is not needed to generate; its download is not possible here (package.json's db:generate).
   mustRun("npx", ["prisma", "generate"], host, { PRISMA_SCHEMA_ENGINE_BINARY: "package.json" });
@@ -95,32 +105,34 @@ afterAll(async () => {
 });
 
 describe("npm run host:install into a create-next-app@16 host", () => {
-  it("adds the manifest's files, edits only package.json, next.config.ts and the Prisma schema, and says what is left", () => {
-    const after = tree(host);
+  it("adds the manifest's files, edits only package.json, next.config.ts and the schema, says what is left", () => {
+    const after = afterInstall;
     const added = [...after.keys()].filter((f) => !before.has(f)).sort();
     const changed = [...before.keys()].filter((f) => after.has(f) && after.get(f) !== before.get(f)).sort();
     const generated = MODULE_FILES.filter((entry) => entry.generated).flatMap((entry) => entry.paths);
     const expected = [...moduleFiles(ROOT), ...generated, STATE_FILE].filter((f) => !before.has(f));
-    // The build step writes public/openapi.json and public/swagger-ui/, as it does in this project.
-    expect(added.filter((f) => !f.startsWith("public/openapi.json") && !f.startsWith("public/swagger-ui/"))).toEqual(
-      expected.sort(),
-    );
+    expect(added).toEqual(expected.sort());
     expect(changed).toEqual(EDITED);
     expect(installOutput).toContain(`3. Start with the preload: ${PRELOAD} next start`);
     const packageJson = JSON.parse(readFileSync(path.join(host, "package.json"), "utf8"));
     const lock = JSON.parse(readFileSync(path.join(ROOT, "package-lock.json"), "utf8"));
     for (const name of ["zod", "pg", "@prisma/driver-adapter-utils", "@vercel/otel", "@opentelemetry/sdk-trace-base"]) {
-      expect({ name, version: packageJson.dependencies[name] }).toEqual({ name, version: lock.packages[`node_modules/${name}`].version });
+      expect({ name, version: packageJson.dependencies[name] }).toEqual({
+        name,
+        version: lock.packages[`node_modules/${name}`].version,
+      });
     }
     expect(packageJson.scripts.build).toBe("tsx scripts/build-openapi.ts && next build");
-    expect(readFileSync(path.join(host, "next.config.ts"), "utf8")).toContain('serverExternalPackages: ["pg", "@prisma/adapter-pg"]');
+    expect(readFileSync(path.join(host, "next.config.ts"), "utf8")).toContain(
+      'serverExternalPackages: ["pg", "@prisma/adapter-pg"]',
+    );
   });
 
-  it("serves the module's operations through the host's server, on the host's tables with columns of its own", async () => {
+  it("serves the module's operations through the host's server, on host tables with columns of their own", async () => {
     const lead = { leadName: "Host Guest Lead", leadMobileNumber: "012-345 6789", referrer: "Host Roadshow" };
     const created = await call("POST", "/api/leads", { baseUrl, body: lead });
     expect(created.status).toBe(201);
-    const listed = await call("GET", `/api/leads?sourceId=${created.body.referrer.id}`, { baseUrl });
+    const listed = await call("GET", `/api/leads?referrer=${created.body.lead.referrer.customerId}`, { baseUrl });
     expect(listed.status).toBe(200);
     expect(listed.body.leads.map((l: { leadName: string }) => l.leadName)).toEqual([lead.leadName]);
     const sources = await call("GET", "/api/leads/sources", { baseUrl });
@@ -128,7 +140,9 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     const agents = await call("GET", "/api/leads/agents", { baseUrl });
     expect(agents.body.agents.map((a: { name: string }) => a.name)).toEqual(["Siti Sales"]);
     // The host's own column took its default on the module's insert.
-    const { rows } = await db.sql.query("SELECT loyalty_tier FROM customers WHERE id = $1", [created.body.leadCustomerId]);
+    const { rows } = await db.sql.query("SELECT loyalty_tier FROM customers WHERE id = $1", [
+      created.body.lead.leadCustomerId,
+    ]);
     expect(rows).toEqual([{ loyalty_tier: "none" }]);
   });
 
@@ -141,15 +155,22 @@ describe("npm run host:install into a create-next-app@16 host", () => {
   });
 
   it("shows the module's leads on the host's own page, read through the host's own Prisma client", async () => {
-    await call("POST", "/api/leads", { baseUrl, body: { leadName: "Shown On Host Page", leadMobileNumber: "0198887777", referrer: "Facebook Ads" } });
+    await call("POST", "/api/leads", {
+      baseUrl,
+      body: { leadName: "Shown On Host Page", leadMobileNumber: "0198887777", referrer: "Facebook Ads" },
+    });
     const page = await fetch(`${baseUrl}/referrals`);
     expect(page.status).toBe(200);
     expect((await page.text()).replaceAll("<!-- -->", "")).toContain("Shown On Host Page (Pending) from Facebook Ads");
   });
 
-  it("host:check: one line each and exit 0 on the running host; exit 1 with a short key", () => {
-    const ok = run("npm", ["run", "--silent", "host:check"], host, { DATABASE_URL: db.url, LEADS_API_KEY: TEST_KEY, NODE_OPTIONS: undefined });
-    expect({ status: ok.status, output: ok.output }).toMatchObject({ status: 0 });
+  it("host:check: one line each, exit 0 on the host; 1 with a short key or a column lead creation misses", async () => {
+    const ok = run("npm", ["run", "--silent", "host:check"], host, {
+      DATABASE_URL: db.url,
+      LEADS_API_KEY: TEST_KEY,
+      NODE_OPTIONS: undefined,
+    });
+    expect({ status: ok.status, output: ok.output }).toEqual({ status: 0, output: expect.any(String) });
     const lines = ok.output.trim().split("\n");
     expect(lines.map((l) => l.split(":")[0])).toEqual([
       "ok   key",
@@ -167,16 +188,34 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     const failed = run("npm", ["run", "--silent", "host:check"], host, { DATABASE_URL: db.url, ...short });
     expect(failed.status).toBe(1);
     expect(failed.output.split("\n")).toContain(`FAIL key: ${unusableKeyProblem(short)}`);
+    // A host column of its own that the module's inserts would leave without a value.
+    await db.sql.query("ALTER TABLE referrals ADD COLUMN host_required text NOT NULL DEFAULT ''");
+    await db.sql.query("ALTER TABLE referrals ALTER COLUMN host_required DROP DEFAULT");
+    try {
+      const blocked = run("npm", ["run", "--silent", "host:check"], host, {
+        DATABASE_URL: db.url,
+        LEADS_API_KEY: TEST_KEY,
+      });
+      expect(blocked.status).toBe(1);
+      expect(blocked.output.split("\n")).toContain(
+        "FAIL host columns without a default, which lead creation does not fill: referrals.host_required",
+      );
+    } finally {
+      await db.sql.query("ALTER TABLE referrals DROP COLUMN host_required");
+    }
   });
 
-  it("with a short key: the host's own page answers 200, the module's data operations 503, said once at start", async () => {
+  it("with a short key: the host's page answers 200, the data operations 503, said once at start", async () => {
     const short = { LEADS_API_KEY: "k".repeat(MIN_KEY_LENGTH - 1) };
     const { group, url } = await startHost(short);
     try {
       expect((await fetch(`${url}/referrals`)).status).toBe(200);
       const res = await call("GET", "/api/leads", { baseUrl: url });
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: "API_NOT_CONFIGURED" });
-      const lines = group.output().split("\n").filter((line) => line.includes("LEADS_API_KEY"));
+      const lines = group
+        .output()
+        .split("\n")
+        .filter((line) => line.includes("LEADS_API_KEY"));
       expect(lines).toEqual([JSON.stringify({ level: "error", msg: unusableKeyProblem(short) })]);
     } finally {
       await group.stop();

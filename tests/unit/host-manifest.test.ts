@@ -23,9 +23,12 @@ describe("the manifest of the module's files", () => {
     const unresolved: string[] = [];
     // The generated entries are written by the install; in this project the generated client stands there instead.
     for (const file of moduleFiles(ROOT).filter((f) => /\.(ts|tsx|mts|mjs)$/.test(f))) {
-      for (const { fileName } of ts.preProcessFile(readFileSync(path.join(ROOT, file), "utf8"), true, true).importedFiles) {
+      for (const { fileName } of ts.preProcessFile(readFileSync(path.join(ROOT, file), "utf8"), true, true)
+        .importedFiles) {
         if (!fileName.startsWith("@/") && !fileName.startsWith(".")) continue;
-        const target = fileName.startsWith("@/") ? fileName.slice(2) : path.posix.join(path.posix.dirname(file), fileName);
+        const target = fileName.startsWith("@/")
+          ? fileName.slice(2)
+          : path.posix.join(path.posix.dirname(file), fileName);
         const candidates = ["", ".ts", ".tsx", "/index.ts"].map((ending) => target + ending);
         if (!candidates.some((candidate) => files.has(candidate))) unresolved.push(`${file} -> ${fileName}`);
       }
@@ -44,7 +47,9 @@ describe("the manifest of the module's files", () => {
 });
 
 describe("the schema merge", () => {
-  const HEAD = 'generator client {\n  provider = "prisma-client"\n  output   = "../app/generated/prisma"\n}\n\ndatasource db {\n  provider = "postgresql"\n}\n';
+  const HEAD =
+    'generator client {\n  provider = "prisma-client"\n  output   = "../app/generated/prisma"\n}\n\n' +
+    'datasource db {\n  provider = "postgresql"\n}\n';
 
   it("adds nothing to a schema that has the module's models", () => {
     expect(mergeSchemas(MODULE_SCHEMA, MODULE_SCHEMA)).toMatchObject({ added: [], conflicts: [] });
@@ -59,7 +64,9 @@ describe("the schema merge", () => {
 
   it("refuses a host model of the module's table under another name, and a field on another column", () => {
     const renamed = `${HEAD}\nmodel Client {\n  id String @id\n\n  @@map("customers")\n}\n`;
-    expect(mergeSchemas(renamed, MODULE_SCHEMA).conflicts).toContain("model Client maps table customers; the module needs it named Customer");
+    expect(mergeSchemas(renamed, MODULE_SCHEMA).conflicts).toContain(
+      "model Client maps table customers; the module needs it named Customer",
+    );
     const otherColumn = `${HEAD}\nmodel User {\n  id Int @id\n  name String @map("full_name")\n\n  @@map("users")\n}\n`;
     expect(mergeSchemas(otherColumn, MODULE_SCHEMA).conflicts).toContain(
       "User.name is String on column full_name in the host's schema; the module needs String on column name",
