@@ -203,7 +203,7 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     } finally {
       await db.sql.query("ALTER TABLE referrals DROP COLUMN host_required");
     }
-  });
+  }, 120_000);
 
   it("with a short key: the host's page answers 200, the data operations 503, said once at start", async () => {
     const short = { LEADS_API_KEY: "k".repeat(MIN_KEY_LENGTH - 1) };
@@ -220,7 +220,7 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     } finally {
       await group.stop();
     }
-  });
+  }, 120_000);
 
   it("run again with a newer module: updates the files the host left alone, names and keeps the ones it edited", () => {
     const state = JSON.parse(readFileSync(path.join(host, STATE_FILE), "utf8"));
@@ -237,5 +237,5 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     expect(output).toContain("- files: 0 added, 1 updated,");
     expect(output).toContain(`- kept, edited by the host (compare with the module's): ${edited}`);
     expect(output).toContain("- prisma/schema.prisma: already has the module's models");
-  });
+  }, 120_000);
 });
