@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
+import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { clientOutputOf, mergeSchemas } from "./schema";
@@ -86,7 +87,7 @@ function main(hostArg: string | undefined): void {
   }
 
   if (schema.merged) writeFileSync(path.join(host, HOST_SCHEMA), schema.merged);
-  writeFileSync(packageFile, `${JSON.stringify(packages.json, null, 2)}\n`);
+  if (packages.changes.length) writeFileSync(packageFile, `${JSON.stringify(packages.json, null, 2)}\n`);
   const nextConfig = addServerExternalPackages(host);
   const version = readJson<{ version: string }>(path.join(MODULE_ROOT, "package.json")).version;
   writeFileSync(path.join(host, STATE_FILE), `${JSON.stringify({ version, files: recorded }, null, 2)}\n`);
@@ -102,7 +103,8 @@ function main(hostArg: string | undefined): void {
     `- ${nextConfig}`,
     "Left to do:",
     "1. npm install && npx prisma generate",
-    "2. Set LEADS_API_KEY (at least 32 characters: openssl rand -base64 32) and DATABASE_URL (the host's PostgreSQL)",
+    `2. Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL ` +
+      "(the host's PostgreSQL)",
     `3. Start with the preload: ${PRELOAD} next start`,
     "4. npm run host:check",
   ];
