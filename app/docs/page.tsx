@@ -1,11 +1,9 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
+import { Suspense } from "react";
 import SwaggerDocs from "@/components/SwaggerDocs";
 
 export const metadata: Metadata = { title: "Lead Intake API documentation" };
-
-// Rendered per request, so no cache keeps the page of an earlier deployment: a static page would be sent with
-// `s-maxage=31536000`. /openapi.json is a public file Next serves with `max-age=0`, so browsers revalidate it.
-export const dynamic = "force-dynamic";
 
 /**
  * Public API documentation: the OpenAPI document (public/openapi.json, generated
@@ -17,7 +15,20 @@ export default function DocsPage() {
       <noscript>
         This page needs JavaScript. The OpenAPI document itself is at <a href="/openapi.json">/openapi.json</a>.
       </noscript>
-      <SwaggerDocs url="/openapi.json" />
+      <Suspense>
+        <PerRequestDocs />
+      </Suspense>
     </main>
   );
+}
+
+/**
+ * Rendered per request, so no cache keeps the page of an earlier deployment: a static page would be sent with
+ * `s-maxage=31536000`. `connection()` rather than the `dynamic` segment option, which a host with `cacheComponents`
+ * refuses; inside Suspense, as `cacheComponents` requires of per-request work. /openapi.json is a public file Next
+ * serves with `max-age=0`, so browsers revalidate it.
+ */
+async function PerRequestDocs() {
+  await connection();
+  return <SwaggerDocs url="/openapi.json" />;
 }

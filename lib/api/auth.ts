@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError } from "@/lib/api/errors";
+import { MIN_KEY_LENGTH } from "@/lib/api/api-key.mjs";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
@@ -20,7 +21,8 @@ export class Unauthorized extends ApiError {
 export type MatchedKey = "current" | "previous";
 
 /**
- * Spec "Authentication": 503 API_NOT_CONFIGURED without a server key, 401 without
+ * Spec "Authentication": 503 API_NOT_CONFIGURED without a server key (a key under MIN_KEY_LENGTH counts as none,
+ * for either variable: a host's `next start` serves its own pages with one), 401 without
  * the right `Authorization: Bearer <key>` header. While LEADS_API_KEY_PREVIOUS is set
  * (docs/operating.md, "Key rotation") it is accepted too. Each key is compared in constant time
  * (both sides hashed to equal length first), and both are always compared, so timing
@@ -28,11 +30,13 @@ export type MatchedKey = "current" | "previous";
  */
 export function authenticate(request: Request): MatchedKey {
   const current = process.env.LEADS_API_KEY;
-  if (!current) throw new ApiError("API_NOT_CONFIGURED");
+  const previous = process.env.LEADS_API_KEY_PREVIOUS;
+  if (!current || current.length < MIN_KEY_LENGTH || (previous && previous.length < MIN_KEY_LENGTH)) {
+    throw new ApiError("API_NOT_CONFIGURED");
+  }
   const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
   if (presented !== undefined) {
     const digest = sha256(presented);
-    const previous = process.env.LEADS_API_KEY_PREVIOUS;
     const isCurrent = timingSafeEqual(digest, keyDigest(current));
     const isPrevious = previous ? timingSafeEqual(digest, keyDigest(previous)) : false;
     if (isCurrent) return "current";

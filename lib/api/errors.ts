@@ -1,4 +1,5 @@
 import { READ_WAIT_MS } from "@/lib/db/read-budget";
+import { MIN_KEY_LENGTH } from "@/lib/api/api-key.mjs";
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413 PAYLOAD_TOO_LARGE (lib/api/body.ts). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -91,7 +92,7 @@ export const ERRORS = {
   API_NOT_CONFIGURED: {
     status: 503,
     message: "The API key is not configured on the server",
-    when: "The server's API key is not configured.",
+    when: `The server's API key is not configured, or is shorter than ${MIN_KEY_LENGTH} characters.`,
     retry: "Needs the administrator; retrying does not help until the server is configured.",
   },
   ASSIGNMENT_NOT_CONFIGURED: {

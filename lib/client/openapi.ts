@@ -304,7 +304,7 @@ export type components = {
          *     - `INVALID_AGENT` (422): The assigned user does not exist or is not eligible for sales assignment.
          *     - `INVALID_REFERRER` (422): The referrer account ID (`referrer.customerId`) was not found.
          *     - `INTERNAL_ERROR` (500): The request could not be completed; internal details are omitted.
-         *     - `API_NOT_CONFIGURED` (503): The server's API key is not configured.
+         *     - `API_NOT_CONFIGURED` (503): The server's API key is not configured, or is shorter than 32 characters.
          *     - `ASSIGNMENT_NOT_CONFIGURED` (503): Assignment storage is not enabled in the host database (POST with `assignedAgentId`).
          *     - `READS_BUSY` (503): Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
          * @enum {string}
@@ -543,7 +543,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters.
              *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
@@ -715,7 +715,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters.
              *     - `ASSIGNMENT_NOT_CONFIGURED`: Assignment storage is not enabled in the host database (POST with `assignedAgentId`).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
@@ -795,7 +795,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters.
              *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
@@ -909,7 +909,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured.
+             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters.
              *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.

@@ -24,17 +24,24 @@ export function layoutOf(db: Db): Promise<Layout> {
   return layout;
 }
 
+/** The optional host columns, as `table.column`, behind each part of the layout. */
+export const LAYOUT_COLUMNS: Record<keyof Layout, string> = {
+  accessLevels: "users.access_levels",
+  assignment: "referrals.assigned_agent_id",
+};
+
+/** The layout of a database whose `table.column` names (those of LAYOUT_COLUMNS at least) are given. */
+export function layoutFromColumns(columns: ReadonlySet<string>): Layout {
+  return { accessLevels: columns.has(LAYOUT_COLUMNS.accessLevels), assignment: columns.has(LAYOUT_COLUMNS.assignment) };
+}
+
 async function readLayout(db: Db): Promise<Layout> {
   const rows = await db.$queryRaw<{ column: string }[]>`
     SELECT table_name || '.' || column_name AS column
     FROM information_schema.columns
     WHERE table_schema = current_schema()
-      AND (table_name, column_name) IN (('users', 'access_levels'), ('referrals', 'assigned_agent_id'))`;
-  const columns = new Set(rows.map((r) => r.column));
-  return {
-    accessLevels: columns.has("users.access_levels"),
-    assignment: columns.has("referrals.assigned_agent_id"),
-  };
+      AND table_name || '.' || column_name = ANY(${Object.values(LAYOUT_COLUMNS)})`;
+  return layoutFromColumns(new Set(rows.map((r) => r.column)));
 }
 
 // The SQL that depends on the host's layout, in one place: the sales filter and access levels of users,

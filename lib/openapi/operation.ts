@@ -70,7 +70,8 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = { METHOD_NOT_ALLOWE
 
 function errorExample(code: ErrorCode, invalidIn: InvalidIn) {
   const error = code === "INVALID_INPUT" ? invalidInput[invalidIn] : new ApiError(code, EXAMPLE_MESSAGES[code]);
-  return { summary: ERRORS[code].when.replace(/[.;:].*/s, ""), value: { ...error.toJSON(), requestId: EXAMPLE_REQUEST_ID } };
+  // [\s\S] rather than the `s` flag, which needs ES2018: create-next-app hosts compile to ES2017.
+  return { summary: ERRORS[code].when.replace(/[.;:][\s\S]*/, ""), value: { ...error.toJSON(), requestId: EXAMPLE_REQUEST_ID } };
 }
 
 /** The response of one status: its codes with when each happens, the retry advice, one example per code. */

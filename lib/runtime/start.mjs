@@ -3,7 +3,7 @@
 // without LEADS_API_KEY it generates one into .env.local (never printed: keys
 // stay out of logs) and shows how to read it once the server is ready. .env.local
 // holds that key, so it is kept readable by its owner only (mode 0600), and a key
-// under the minimum length (lib/runtime/api-key.mjs) is refused before anything starts.
+// under the minimum length (lib/api/api-key.mjs) is refused before anything starts.
 // `npm run serve` does the same without the build step.
 //
 // Lifecycle (docs/operating.md, "The launcher in production"): on SIGTERM or SIGINT
@@ -15,7 +15,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync } from "node:fs";
-import { shortKeyProblem } from "./api-key.mjs";
+import { shortKeyProblem } from "../api/api-key.mjs";
 import { ENV_FILE, loadLocalEnv, LocalEnvError, localBaseUrl, localPort } from "./local-env.mjs";
 import { fileURLToPath } from "node:url";
 import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { MIN_KEY_LENGTH } from "@/lib/api/api-key.mjs";
 import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { authorised, checkEnvelope, OPERATIONS, sendRaw, type RawRequest } from "../helpers/hostile";
@@ -16,6 +17,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   process.env.LEADS_API_KEY = TEST_KEY;
+  delete process.env.LEADS_API_KEY_PREVIOUS;
 });
 
 const lead = { leadName: "Key Test Lead", leadMobileNumber: "012-345 6789", referrer: "Key Test Source" };
@@ -44,11 +46,13 @@ async function answer(request: RawRequest): Promise<{ status: number; code?: str
 }
 
 describe("the API key", () => {
-  for (const unset of ["removed", "empty"]) {
+  for (const unset of ["removed", "empty", "too short", "too short as the previous one"]) {
     it(`answers 503 API_NOT_CONFIGURED on every operation and alias, whatever is sent, when the key is ${unset}`, async () => {
       const before = await rowCounts(db.sql);
       if (unset === "removed") delete process.env.LEADS_API_KEY;
-      else process.env.LEADS_API_KEY = "";
+      else if (unset === "empty") process.env.LEADS_API_KEY = "";
+      else if (unset === "too short") process.env.LEADS_API_KEY = TEST_KEY.slice(0, MIN_KEY_LENGTH - 1);
+      else process.env.LEADS_API_KEY_PREVIOUS = TEST_KEY.slice(1, MIN_KEY_LENGTH);
       for (const [method, path] of OPERATIONS) {
         for (const request of requestsFor(method, path)) {
           expect({ method, path: request.path, ...(await answer(request)) }).toEqual({
@@ -59,6 +63,9 @@ describe("the API key", () => {
           });
         }
       }
+      const short = TEST_KEY.slice(0, MIN_KEY_LENGTH - 1);
+      // Even presented exactly, a short configured key opens nothing.
+      expect(await answer(authorised("GET", "/api/leads/sources", undefined, short))).toEqual({ status: 503, code: "API_NOT_CONFIGURED" });
       // An empty presented key does not match an empty configured one either.
       expect(await answer({ method: "GET", path: "/api/leads/sources", headers: [["authorization", "Bearer "]] })).toEqual({
         status: 503,

@@ -3,7 +3,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
-import { MIN_KEY_LENGTH } from "@/lib/runtime/api-key.mjs";
+import { MIN_KEY_LENGTH } from "@/lib/api/api-key.mjs";
 import { embeddedUrl, runningPostmaster } from "@/lib/runtime/embedded-postgres.mjs";
 import { authorised, sendRaw } from "../helpers/hostile";
 import { makeClone, startLauncher, type Clone, type Launcher } from "../helpers/clone";

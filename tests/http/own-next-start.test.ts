@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
 import { readConfiguredSources } from "@/lib/leads/sources/configured";
-import { shortKeyProblem } from "@/lib/runtime/api-key.mjs";
+import { unusableKeyProblem } from "@/lib/api/api-key.mjs";
 import { numericSettingsProblem } from "@/lib/settings.mjs";
 import { startLoadBalancer, type LoadBalancer } from "@/scripts/pooler";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
@@ -68,21 +68,36 @@ describe("a host's own `next start` on an empty database", () => {
   });
 });
 
-describe("a host's own `next start` with a key under the minimum length", () => {
-  it("exits 1 with the launcher's one sentence before serving or touching the database", async () => {
-    const short = { LEADS_API_KEY: "host-key-too-short" };
-    const port = await freePort();
-    const started = spawnSync(process.execPath, [NEXT, "start", "-p", String(port)], {
-      env: { ...process.env, ...short, DATABASE_URL: "postgresql://unused@127.0.0.1:1/unused" },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(started.status).toBe(1);
-    const output = `${started.stdout}${started.stderr}`;
-    expect(output.split("\n")).toContain(shortKeyProblem(short));
-    expect(output).not.toContain(short.LEADS_API_KEY);
-    expect(output).not.toMatch(/^\s+at /m); // no stack trace
-  }, 90_000);
+describe("a host's own `next start` with a key missing or under the minimum length", () => {
+  const cases: [string, Record<string, string | undefined>][] = [
+    ["too short", { LEADS_API_KEY: "host-key-too-short" }],
+    ["missing", { LEADS_API_KEY: undefined }],
+  ];
+  for (const [name, env] of cases) {
+    it(`serves its own pages, answers 503 API_NOT_CONFIGURED to data operations, and says so once at start: ${name}`, async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const host = await startProcessGroup(process.execPath, [NEXT, "start", "-p", String(port)], { DATABASE_URL: db.url, ...env }, `${url}/`);
+      try {
+        expect((await fetch(`${url}/`)).status).toBe(200);
+        for (const path of ["/api/leads/sources", "/api/leads"]) {
+          const res = await call("GET", path, { baseUrl: url });
+          expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 503, code: "API_NOT_CONFIGURED" });
+        }
+        const created = await call("POST", "/api/leads", { baseUrl: url, body: { leadName: "Not Stored", leadMobileNumber: "0123456789", referrer: "Nowhere Ads" } });
+        expect(created.status).toBe(503);
+        expect((await call("GET", "/api/health/live", { baseUrl: url, key: null })).status).toBe(200);
+        const sentence = unusableKeyProblem(env);
+        expect(sentence).toBeDefined();
+        const lines = host.output().split("\n").filter((line) => line.includes("LEADS_API_KEY"));
+        expect(lines).toEqual([JSON.stringify({ level: "error", msg: sentence })]);
+        if (env.LEADS_API_KEY) expect(host.output()).not.toContain(env.LEADS_API_KEY);
+        expect(host.output()).not.toMatch(/^\s+at /m); // no stack trace
+      } finally {
+        await host.stop();
+      }
+    }, 90_000);
+  }
 });
 
 describe("a host's own `next start` with a numeric setting that is not a number in its range", () => {

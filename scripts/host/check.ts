@@ -1,0 +1,172 @@
+// `npm run host:check`, in a host app after `npm run host:install`: one line for each thing the module needs and what
+// was found, exit 1 when something would fail (docs/host-guide.md, "Checking a host").
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import * as nextEnv from "@next/env";
+import pg from "pg";
+import { MIN_KEY_LENGTH, unusableKeyProblem } from "../../lib/api/api-key.mjs";
+import { classifyFailure } from "../../lib/db/failures";
+import { LAYOUT_COLUMNS, layoutFromColumns } from "../../lib/db/layout";
+import { readMigrations } from "../../lib/db/migrate";
+
+/** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
+export interface HostNeeds {
+  /** Every table of the module's schema, with the columns of its scalar fields. */
+  tables: Record<string, string[]>;
+  /** The module's migrations, in the order they are applied. */
+  migrations: string[];
+  /** The triggers its migrations leave, as `table.trigger`. */
+  triggers: string[];
+}
+
+type Line = ["ok" | "FAIL" | "note", string];
+
+/** The preload's file, as `next start` must be given it (NODE_OPTIONS or the start script). */
+const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
+
+async function check(root: string): Promise<Line[]> {
+  const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as HostNeeds;
+  // The named export, whether this file runs as CommonJS (a host without "type": "module") or as ESM.
+  const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
+  env.loadEnvConfig(root, false, { info: () => {}, error: console.error });
+  const lines: Line[] = [];
+  const keyProblem = unusableKeyProblem(process.env);
+  lines.push(
+    keyProblem
+      ? ["FAIL", `key: ${keyProblem}`]
+      : ["ok", `key: ${process.env.LEADS_API_KEY?.length} characters (at least ${MIN_KEY_LENGTH})`],
+  );
+  lines.push(preload(root));
+  const url = process.env.DATABASE_URL;
+  if (!url)
+    return [...lines, ["FAIL", "database: DATABASE_URL is not set (in the environment or the host's .env files)"]];
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 15_000 });
+  try {
+    await client.connect();
+    lines.push(["ok", "database: connected"]);
+    lines.push(...(await database(client, needs)));
+  } catch (error) {
+    lines.push(["FAIL", `database: ${classifyFailure(error).kind}`]);
+  } finally {
+    await client.end().catch(() => {});
+  }
+  return lines;
+}
+
+function preload(root: string): Line {
+  const start = (
+    JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> }
+  ).scripts?.start;
+  if (`${process.env.NODE_OPTIONS ?? ""} ${start ?? ""}`.includes(PRELOAD_FILE))
+    return ["ok", `preload: ${PRELOAD_FILE}`];
+  const found = existsSync(path.join(root, PRELOAD_FILE)) ? "" : " (and the file is missing)";
+  return [
+    "note",
+    `preload: neither NODE_OPTIONS nor the start script names ${PRELOAD_FILE}${found}; ` +
+      "without it requests are bounded by Node's defaults, not 30 s",
+  ];
+}
+
+async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
+  const lines: Line[] = [];
+  const { rows: columnRows } = await client.query<{ table_name: string; column_name: string; required: boolean }>(
+    `SELECT table_name, column_name, is_nullable = 'NO' AND column_default IS NULL AND is_identity = 'NO'
+              AND is_generated = 'NEVER' AS required
+     FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ANY($1)`,
+    [Object.keys(needs.tables)],
+  );
+  const found = new Set(columnRows.map((r) => `${r.table_name}.${r.column_name}`));
+  const tables = new Set(columnRows.map((r) => r.table_name));
+
+  const migrations = await migrationState(client, needs);
+  const missingTables = Object.keys(needs.tables).filter((t) => !tables.has(t));
+  const layoutOnly = new Set(Object.values(LAYOUT_COLUMNS));
+  const missingColumns = Object.entries(needs.tables).flatMap(([table, columns]) =>
+    tables.has(table) ? columns.map((c) => `${table}.${c}`).filter((c) => !found.has(c) && !layoutOnly.has(c)) : [],
+  );
+  // Host columns the module's INSERTs do not name: without a default, every lead creation would fail.
+  const blocking = columnRows
+    .filter((r) => r.required && ["customers", "referrals", "audit_entries"].includes(r.table_name))
+    .map((r) => `${r.table_name}.${r.column_name}`)
+    .filter((c) => !needs.tables[c.split(".")[0]].includes(c.split(".")[1]));
+  const tableCount = Object.keys(needs.tables).length;
+  const tableLine = `tables: ${tableCount - missingTables.length} of ${tableCount} present`;
+  if (missingColumns.length)
+    lines.push(["FAIL", `columns missing (no migration adds a column): ${missingColumns.join(", ")}`]);
+  else lines.push(["ok", `columns: every column the module uses is present in ${tables.size} tables`]);
+  if (missingTables.length && migrations.pending.length === 0)
+    lines.push(["FAIL", `${tableLine}; missing: ${missingTables.join(", ")}`]);
+  else
+    lines.push([
+      "ok",
+      missingTables.length ? `${tableLine}; the pending migrations create ${missingTables.join(", ")}` : tableLine,
+    ]);
+  if (blocking.length)
+    lines.push(["FAIL", `host columns without a default, which lead creation does not fill: ${blocking.join(", ")}`]);
+
+  const layout = layoutFromColumns(found);
+  const legacy = Object.entries(layout)
+    .filter(([, present]) => !present)
+    .map(([part]) => LAYOUT_COLUMNS[part as keyof typeof layout]);
+  lines.push([
+    "ok",
+    legacy.length
+      ? `layout: legacy, without ${legacy.join(", ")}`
+      : "layout: normal (users.access_levels and referrals.assigned_agent_id present)",
+  ]);
+
+  if (migrations.changed.length)
+    lines.push(["FAIL", `migrations changed after they were applied: ${migrations.changed.join(", ")}`]);
+  lines.push([
+    "ok",
+    `migrations: ${migrations.applied} of the module's ${needs.migrations.length} applied` +
+      (migrations.pending.length
+        ? `, pending (applied at the next start): ${migrations.pending.join(", ")}`
+        : ", none pending"),
+  ]);
+
+  const { rows: triggerRows } = await client.query<{ name: string }>(
+    `SELECT c.relname || '.' || t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+     WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace`,
+  );
+  const present = new Set(triggerRows.map((r) => r.name));
+  const missingTriggers = needs.triggers.filter((t) => !present.has(t));
+  const triggerLine = `triggers: ${needs.triggers.length - missingTriggers.length} of ${needs.triggers.length} present`;
+  if (missingTriggers.length && migrations.pending.length === 0)
+    lines.push(["FAIL", `${triggerLine}; missing: ${missingTriggers.join(", ")}`]);
+  else
+    lines.push([
+      "ok",
+      missingTriggers.length
+        ? `${triggerLine}; the pending migrations create the rest`
+        : `${triggerLine}: ${needs.triggers.join(", ")}`,
+    ]);
+  return lines;
+}
+
+async function migrationState(client: pg.Client, needs: HostNeeds) {
+  const { rows: exists } = await client.query<{ exists: boolean }>(
+    `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
+  );
+  const recorded = exists[0].exists
+    ? (
+        await client.query<{ migration_name: string; checksum: string }>(
+          `SELECT migration_name, checksum FROM "_prisma_migrations"
+           WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+        )
+      ).rows
+    : [];
+  const applied = new Map(recorded.map((r) => [r.migration_name, r.checksum]));
+  const files = new Map((await readMigrations()).map((m) => [m.name, m.checksum]));
+  return {
+    applied: needs.migrations.filter((m) => applied.has(m)).length,
+    pending: needs.migrations.filter((m) => !applied.has(m)),
+    changed: needs.migrations.filter((m) => applied.has(m) && files.has(m) && applied.get(m) !== files.get(m)),
+  };
+}
+
+// No top-level await: a host's package.json may make this file CommonJS.
+void check(process.cwd()).then((lines) => {
+  for (const [status, text] of lines) console.log(`${status.padEnd(4)} ${text}`);
+  process.exitCode = lines.some(([status]) => status === "FAIL") ? 1 : 0;
+});

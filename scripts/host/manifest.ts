@@ -1,0 +1,85 @@
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * The module's files for a host, in one place: `npm run host:install` copies exactly these (scripts/host/install.ts),
+ * and the table of docs/host-guide.md, "What the install copies", is rendered from them (checked by
+ * tests/unit/host-manifest.test.ts). A folder stands for every file under it.
+ */
+export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[] = [
+  {
+    paths: ["app/api/"],
+    what: "The four operations and their aliases, the health checks, and a JSON 404 for any other `/api` path.",
+  },
+  {
+    paths: [
+      "instrumentation.ts",
+      "lib/runtime/node-instrumentation.ts",
+      "lib/startup/",
+      "lib/tracing.ts",
+      "lib/settings.mjs",
+      "lib/settings.d.mts",
+    ],
+    what:
+      "The start-up work (numeric settings checked, migrations, configured sources) before the first request; " +
+      "tracing when configured.",
+  },
+  {
+    paths: ["lib/runtime/next-server-preload.mjs", "lib/runtime/method-guard.mjs", "lib/runtime/server-timeouts.mjs"],
+    what: "The preload of `next start`: request and write timeouts, JSON 405 for methods Next refuses itself.",
+  },
+  {
+    paths: ["app/docs/page.tsx", "components/SwaggerDocs.tsx", "proxy.ts", "lib/openapi/", "scripts/build-openapi.ts"],
+    what: "`/docs` and `/openapi.json` (written into `public/` by the build step) and their security headers.",
+  },
+  {
+    paths: ["lib/api/"],
+    what: "The request wrapper: request id, key check, body, validation, the error table, access log.",
+  },
+  { paths: ["lib/leads/"], what: "The domain, including `default-sources.json`." },
+  {
+    paths: ["lib/db/"],
+    what: "The database client, named statements, failure kinds, the migration runner, layout SQL, all SQL.",
+  },
+  { paths: ["prisma/migrations/"], what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`." },
+  { paths: ["scripts/host/check.ts"], what: "`npm run host:check`." },
+  {
+    paths: ["scripts/host/needs.json"],
+    what: "Written by the install: the tables, columns, migrations and triggers `host:check` looks for.",
+    generated: true,
+  },
+  {
+    paths: ["lib/generated/prisma/client.ts"],
+    what: "Written by the install: re-exports the host's generated Prisma client, which the module uses.",
+    generated: true,
+  },
+];
+
+/** The host's record of what the install wrote: each file's SHA-256, so a later install knows what the host edited. */
+export const STATE_FILE = ".lead-intake-module.json";
+/** What `next start` needs in its environment for the preload (docs/host-guide.md, "The preload"). */
+export const PRELOAD = "NODE_OPTIONS=--import=./lib/runtime/next-server-preload.mjs";
+
+/** Files of a listed path that are not the module's: the project's own build output and editor files. */
+const SKIPPED = /(^|\/)(\.DS_Store|node_modules)(\/|$)/;
+
+/** Every file the manifest names but the generated ones, relative to `root`, in a stable order. */
+export function moduleFiles(root: string): string[] {
+  const files: string[] = [];
+  const walk = (relative: string) => {
+    if (SKIPPED.test(relative)) return;
+    const full = path.join(root, relative);
+    if (statSync(full).isDirectory()) {
+      for (const name of readdirSync(full).sort()) walk(path.posix.join(relative, name));
+    } else files.push(relative);
+  };
+  for (const { paths, generated } of MODULE_FILES)
+    if (!generated) for (const entry of paths) walk(entry.replace(/\/$/, ""));
+  return files;
+}
+
+/** The guide's table of what the install copies. */
+export function manifestTable(): string {
+  const rows = MODULE_FILES.map(({ paths, what }) => `| ${paths.map((p) => `\`${p}\``).join(", ")} | ${what} |`);
+  return ["| Path | What it is |", "|---|---|", ...rows].join("\n");
+}

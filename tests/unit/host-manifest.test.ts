@@ -1,0 +1,77 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { MODULE_FILES, manifestTable, moduleFiles } from "@/scripts/host/manifest";
+import { hostNeeds } from "@/scripts/host/needs-of";
+import { mergeSchemas } from "@/scripts/host/schema";
+
+/**
+ * The manifest of the module's files for a host (scripts/host/manifest.ts) is complete and is what the guide shows;
+ * the schema merge of `npm run host:install` adds what a host lacks and refuses what would not work.
+ */
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const MODULE_SCHEMA = readFileSync(path.join(ROOT, "prisma/schema.prisma"), "utf8");
+
+describe("the manifest of the module's files", () => {
+  it("is the table docs/host-guide.md shows", () => {
+    expect(readFileSync(path.join(ROOT, "docs/host-guide.md"), "utf8")).toContain(`${manifestTable()}\n`);
+  });
+
+  it("holds every project file its files import, so a host gets no import it cannot resolve", () => {
+    const files = new Set([...moduleFiles(ROOT), ...MODULE_FILES.filter((e) => e.generated).flatMap((e) => e.paths)]);
+    const unresolved: string[] = [];
+    // The generated entries are written by the install; in this project the generated client stands there instead.
+    for (const file of moduleFiles(ROOT).filter((f) => /\.(ts|tsx|mts|mjs)$/.test(f))) {
+      for (const { fileName } of ts.preProcessFile(readFileSync(path.join(ROOT, file), "utf8"), true, true)
+        .importedFiles) {
+        if (!fileName.startsWith("@/") && !fileName.startsWith(".")) continue;
+        const target = fileName.startsWith("@/")
+          ? fileName.slice(2)
+          : path.posix.join(path.posix.dirname(file), fileName);
+        const candidates = ["", ".ts", ".tsx", "/index.ts"].map((ending) => target + ending);
+        if (!candidates.some((candidate) => files.has(candidate))) unresolved.push(`${file} -> ${fileName}`);
+      }
+    }
+    expect(unresolved).toEqual([]);
+  });
+
+  it("tells host:check the triggers the migrations leave", () => {
+    expect(hostNeeds(ROOT).triggers).toEqual([
+      "customers.lead_intake_count_source_changes",
+      "customers.lead_intake_count_source_truncates",
+      "referrals.lead_intake_count_referral_deletes",
+      "referrals.lead_intake_count_referral_inserts",
+      "referrals.lead_intake_count_referral_updates",
+      "referrals.lead_intake_count_referrals_truncate",
+    ]);
+  });
+});
+
+describe("the schema merge", () => {
+  const HEAD =
+    'generator client {\n  provider = "prisma-client"\n  output   = "../app/generated/prisma"\n}\n\n' +
+    'datasource db {\n  provider = "postgresql"\n}\n';
+
+  it("adds nothing to a schema that has the module's models", () => {
+    expect(mergeSchemas(MODULE_SCHEMA, MODULE_SCHEMA)).toMatchObject({ added: [], conflicts: [] });
+  });
+
+  it("adds the module's models to an empty host schema, keeping the host's generator", () => {
+    const merged = mergeSchemas(HEAD, MODULE_SCHEMA);
+    expect(merged.conflicts).toEqual([]);
+    expect(merged.added).toContain("LeadSourceName");
+    expect(merged.schema).toContain('output   = "../app/generated/prisma"');
+  });
+
+  it("refuses a host model of the module's table under another name, and a field on another column", () => {
+    const renamed = `${HEAD}\nmodel Client {\n  id String @id\n\n  @@map("customers")\n}\n`;
+    expect(mergeSchemas(renamed, MODULE_SCHEMA).conflicts).toContain(
+      "model Client maps table customers; the module needs it named Customer",
+    );
+    const otherColumn = `${HEAD}\nmodel User {\n  id Int @id\n  name String @map("full_name")\n\n  @@map("users")\n}\n`;
+    expect(mergeSchemas(otherColumn, MODULE_SCHEMA).conflicts).toContain(
+      "User.name is String on column full_name in the host's schema; the module needs String on column name",
+    );
+  });
+});
