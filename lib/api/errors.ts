@@ -12,6 +12,8 @@ interface ErrorSpec {
   retry: string;
   /** Sent as `Retry-After` (seconds) with the error, and documented with it. */
   retryAfterSeconds?: number;
+  /** Sent with `Retry-After` (the seconds left in the window) and the `RateLimit` / `RateLimit-Policy` headers. */
+  rateLimitHeaders?: true;
 }
 
 const FIX = "Correct the request before retrying.";
@@ -97,6 +99,15 @@ export const ERRORS = {
     when: "Assignment storage is not enabled in the host database (POST with `assignedAgentId`).",
     retry: "Needs the administrator; retrying does not help until the server is configured.",
   },
+  RATE_LIMITED: {
+    status: 429,
+    message: "Too many requests with this key; retry after the number of seconds in Retry-After",
+    when:
+      "This key used up its requests for the operation in the current window (`LEADS_RATE_LIMIT_CREATE` for POST, `LEADS_RATE_LIMIT_READ` for the GET operations; each key counted apart); the `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.",
+    retry:
+      "Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.",
+    rateLimitHeaders: true,
+  },
   READS_BUSY: {
     status: 503,
     message: "Too many reads are in progress; retry after the number of seconds in Retry-After",
@@ -118,6 +129,12 @@ export const ERROR_STATUS = Object.fromEntries(ERROR_CODES.map((code) => [code, 
 export function retryAfterOf(code: ErrorCode): number | undefined {
   const spec: ErrorSpec = ERRORS[code];
   return spec.retryAfterSeconds;
+}
+
+/** Whether a code is answered with `Retry-After` and the `RateLimit` headers (from ERRORS). */
+export function hasRateLimitHeaders(code: ErrorCode): boolean {
+  const spec: ErrorSpec = ERRORS[code];
+  return spec.rateLimitHeaders === true;
 }
 
 /** The codes whose body carries `issues` (validation failures); no other code has them. */

@@ -118,7 +118,7 @@ export class LeadsClient {
       if (answer.reason === "refused") return { outcome: "unsent", ...base };
       return { outcome: "uncertain", reason: answer.reason === "timeout" ? "timeout" : "connection", ...base };
     }
-    const { status, body: json, requestId } = answer;
+    const { status, body: json, requestId, retryAfter } = answer;
     if (status === 201) {
       const lead = (json as { lead?: { referralId?: unknown } } | undefined)?.lead;
       if (typeof lead?.referralId === "number") {
@@ -127,6 +127,9 @@ export class LeadsClient {
       return { outcome: "uncertain", reason: "bad-response", status, code: null, error: "Unreadable 201 body", issues: [], requestId };
     }
     const fields = errorFields<Code>(status, json);
+    if (status === 429 && retryAfter !== null && /^[0-9]{1,6}$/.test(retryAfter)) {
+      return { outcome: "rejected", status, requestId, ...fields, retryAfterSeconds: Number(retryAfter) };
+    }
     if (isRefusal(status, fields.code)) return { outcome: "rejected", status, requestId, ...fields };
     return { outcome: "uncertain", reason: "server-error", status, requestId, ...fields };
   }

@@ -6,7 +6,7 @@
  */
 
 export type Exchange =
-  | { kind: "response"; status: number; body: unknown; requestId: string | null }
+  | { kind: "response"; status: number; body: unknown; requestId: string | null; retryAfter: string | null }
   | { kind: "failure"; reason: "timeout" | "aborted" | "refused" | "connection"; message: string };
 
 export interface ExchangeRequest {
@@ -47,7 +47,8 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
     } catch {
       body = undefined;
     }
-    return { kind: "response", status: response.status, body, requestId: response.headers.get("x-request-id") };
+    const { headers: answered } = response;
+    return { kind: "response", status: response.status, body, requestId: answered.get("x-request-id"), retryAfter: answered.get("retry-after") };
   } catch (error) {
     if (request.signal?.aborted) return { kind: "failure", reason: "aborted", message: "Aborted by the caller" };
     if (timeout.aborted) return { kind: "failure", reason: "timeout", message: `No complete answer within ${request.timeoutMs} ms` };

@@ -26,5 +26,5 @@ export const listSources = operation({
       headers: { ETag: ref("headers/ETag") },
     },
   },
-  errors: ["UNAUTHORIZED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  errors: ["UNAUTHORIZED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
 });
