@@ -8,7 +8,8 @@ import { readBudgetOf } from "@/lib/db/read-budget";
 
 /** The semantic conventions' buckets for http.server.request.duration, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
-const POOL = { "db.client.connection.pool.name": "lead-intake" };
+/** The semantic conventions' pool metrics as of 1.24 (`db.client.connection.count` would end in `_count` in Prometheus). */
+const POOL = { "pool.name": "lead-intake" };
 
 /** LEADS_METRICS_PORT as a port number, or undefined when unset; a value that is no port throws one sentence. */
 export function metricsPortOf(env: NodeJS.ProcessEnv = process.env): number | undefined {
@@ -57,7 +58,7 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     unit: "{lead}",
     description: "Leads created, by the referrer's source type (ads, other, person) and whether its source is new.",
   });
-  const poolTimeouts = meter.createCounter("db.client.connection.timeouts", {
+  const poolTimeouts = meter.createCounter("db.client.connections.timeouts", {
     unit: "{timeout}",
     description: "Requests that failed waiting for a pool connection (pool-timeout).",
   });
@@ -70,10 +71,10 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     description: "Requests refused 429 RATE_LIMITED, by limited operation (create, read).",
   });
   meter
-    .createObservableUpDownCounter("db.client.connection.count", { unit: "{connection}", description: "Pool connections, by state (used, idle)." })
-    .addCallback((result) => observePool(result, (pool) => [[pool.used, { ...POOL, "db.client.connection.state": "used" }], [pool.idle, { ...POOL, "db.client.connection.state": "idle" }]]));
+    .createObservableUpDownCounter("db.client.connections.usage", { unit: "{connection}", description: "Pool connections, by state (used, idle)." })
+    .addCallback((result) => observePool(result, (pool) => [[pool.used, { ...POOL, state: "used" }], [pool.idle, { ...POOL, state: "idle" }]]));
   meter
-    .createObservableUpDownCounter("db.client.connection.pending_requests", { unit: "{request}", description: "Queries waiting for a pool connection." })
+    .createObservableUpDownCounter("db.client.connections.pending_requests", { unit: "{request}", description: "Queries waiting for a pool connection." })
     .addCallback((result) => observePool(result, (pool) => [[pool.waiting, POOL]]));
   meter
     .createObservableUpDownCounter("lead_intake.reads.in_use", { unit: "{connection}", description: "Read connections held by GET operations (the read budget)." })
