@@ -8,7 +8,7 @@
  * under the minimum length (lib/runtime/api-key.mjs) stops the process with one sentence,
  * as the launcher does: the server never serves with a guessable key; so does a rate limit or metrics port that
  * cannot be read (lib/api/rate-limit.ts, lib/metrics.ts). The metrics SDK, too, is loaded only when metrics are
- * configured (LEADS_METRICS_PORT or OTEL_EXPORTER_OTLP_ENDPOINT).
+ * configured (LEADS_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -19,7 +19,8 @@ export async function register(): Promise<void> {
   }
   try {
     (await import("@/lib/api/rate-limit")).rateLimitsOf(process.env);
-    if (process.env.LEADS_METRICS_PORT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT) await (await import("@/lib/metrics")).registerMetrics();
+    const { LEADS_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT } = process.env;
+    if (LEADS_METRICS_PORT || OTEL_EXPORTER_OTLP_ENDPOINT || OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) await (await import("@/lib/metrics")).registerMetrics();
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);

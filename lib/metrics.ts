@@ -23,8 +23,8 @@ export function metricsPortOf(env: NodeJS.ProcessEnv = process.env): number | un
 
 /**
  * Metrics through OpenTelemetry's metrics API (docs/operating.md, "Metrics"): a Prometheus scrape endpoint of its own
- * on LEADS_METRICS_PORT (`/metrics`), and OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (`/v1/metrics`, every
- * OTEL_METRIC_EXPORT_INTERVAL ms, 60 s by default), each when set. Loaded by instrumentation.ts only then; it
+ * on LEADS_METRICS_PORT (`/metrics`), and OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (`/v1/metrics`) or
+ * OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (as is), every OTEL_METRIC_EXPORT_INTERVAL ms (60 s by default), each when set. Loaded by instrumentation.ts only then; it
  * registers the observer the request path reports to (lib/db/observer.ts).
  */
 export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -34,7 +34,7 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     const { PrometheusExporter } = await import("@opentelemetry/exporter-prometheus");
     readers.push(new PrometheusExporter({ port, appendTimestamp: false }));
   }
-  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) {
     const { OTLPMetricExporter } =
       env.OTEL_EXPORTER_OTLP_PROTOCOL === "http/json"
         ? await import("@opentelemetry/exporter-metrics-otlp-http")

@@ -1,11 +1,10 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OTHER_ROUTE, ROUTES } from "@/lib/api/route";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
@@ -89,6 +88,14 @@ async function query(promql: string, by: string, until: (values: Record<string, 
   return values;
 }
 
+/** Runs a command with `input` on stdin: its exit code and everything it printed. */
+function run(command: string, args: string[], input = ""): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(command, args, (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr }));
+    child.stdin!.end(input);
+  });
+}
+
 const scrape = async () => (await fetch(metricsUrl)).text();
 const seriesOf = (text: string, name: string) => text.split("\n").filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
 const labelValues = (text: string, label: string) => new Set([...text.matchAll(new RegExp(`${label}="([^"]*)"`, "g"))].map((m) => m[1]));
@@ -127,13 +134,26 @@ describe("metrics", () => {
 
   it("passes promtool check metrics", async () => {
     const text = await scrape();
-    const checked = await new Promise<{ code: number; output: string }>((resolve) => {
-      const child = execFile("promtool", ["check", "metrics"], (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
-      );
-      child.stdin!.end(text);
-    });
-    expect(checked, text.slice(0, 2000)).toEqual({ code: 0, output: "" });
+    expect(await run("promtool", ["check", "metrics"], text), text.slice(0, 2000)).toEqual({ code: 0, output: "" });
+  });
+
+  it("has alert rules promtool accepts and a Grafana dashboard whose every query Prometheus accepts", async () => {
+    const operating = await readFile("docs/operating.md", "utf8");
+    const rules = /```yaml\n(groups:[\s\S]*?)```/.exec(operating)![1];
+    const file = path.join(workdir, "rules.yml");
+    await writeFile(file, rules);
+    const checked = await run("promtool", ["check", "rules", file]);
+    expect(checked.code, checked.output).toBe(0);
+    expect(checked.output).toContain("SUCCESS: 5 rules found");
+
+    const dashboard = JSON.parse(await readFile("docs/grafana-dashboard.json", "utf8"));
+    const queries: string[] = dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) => panel.targets.map((t) => t.expr));
+    expect(queries.length).toBeGreaterThan(10);
+    for (const expr of queries) {
+      const promql = expr.replaceAll("$__rate_interval", "1m");
+      const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(promql)}`)).json();
+      expect(answer.status, promql).toBe("success");
+    }
   });
 
   it("serves no metrics on the application's port", async () => {
