@@ -103,7 +103,7 @@ export const ERRORS = {
     status: 429,
     message: "Too many requests with this key; retry after the number of seconds in Retry-After",
     when:
-      "This key used up its requests for the operation in the current window (`LEADS_RATE_LIMIT_CREATE` for POST, `LEADS_RATE_LIMIT_READ` for the GET operations; each key counted apart); the `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.",
+      "This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.",
     retry:
       "Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.",
     rateLimitHeaders: true,

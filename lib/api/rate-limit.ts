@@ -36,7 +36,14 @@ export function rateLimitsOf(env: NodeJS.ProcessEnv = process.env): Partial<Reco
   return limits;
 }
 
-let limits: Partial<Record<LimitedOperation, RateLimit>> | undefined;
+// Parsed again only when a variable's value changes (as tests change them in-process): two string compares a request.
+let parsed: { create?: string; read?: string; limits: Partial<Record<LimitedOperation, RateLimit>> } | undefined;
+
+function currentLimits(): Partial<Record<LimitedOperation, RateLimit>> {
+  const { LEADS_RATE_LIMIT_CREATE: create, LEADS_RATE_LIMIT_READ: read } = process.env;
+  if (parsed?.create !== create || parsed?.read !== read || !parsed) parsed = { create, read, limits: rateLimitsOf() };
+  return parsed.limits;
+}
 
 /** 429 with the seconds left in the window and the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers). */
 export class RateLimited extends ApiError {
@@ -59,8 +66,7 @@ export class RateLimited extends ApiError {
  * be stored the request passes (a limiter failure must not stop the service), and the failure is logged by kind.
  */
 export async function admit(operation: LimitedOperation, key: MatchedKey, requestId: string): Promise<void> {
-  limits ??= rateLimitsOf();
-  const limit = limits[operation];
+  const limit = currentLimits()[operation];
   if (!limit) return;
   let counted;
   try {

@@ -306,7 +306,7 @@ export type components = {
          *     - `INTERNAL_ERROR` (500): The request could not be completed; internal details are omitted.
          *     - `API_NOT_CONFIGURED` (503): The server's API key is not configured.
          *     - `ASSIGNMENT_NOT_CONFIGURED` (503): Assignment storage is not enabled in the host database (POST with `assignedAgentId`).
-         *     - `RATE_LIMITED` (429): This key used up its requests for the operation in the current window (`LEADS_RATE_LIMIT_CREATE` for POST, `LEADS_RATE_LIMIT_READ` for the GET operations; each key counted apart); the `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
+         *     - `RATE_LIMITED` (429): This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
          *     - `READS_BUSY` (503): Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
          * @enum {string}
          */
@@ -527,7 +527,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             /**
-             * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window (`LEADS_RATE_LIMIT_CREATE` for POST, `LEADS_RATE_LIMIT_READ` for the GET operations; each key counted apart); the `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
+             * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
              *
              *     Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.
              */
@@ -719,7 +719,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window (`LEADS_RATE_LIMIT_CREATE` for POST, `LEADS_RATE_LIMIT_READ` for the GET operations; each key counted apart); the `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
+             * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
              *
              *     Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.
              */
@@ -819,7 +819,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             /**
-             * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window (`LEADS_RATE_LIMIT_CREATE` for POST, `LEADS_RATE_LIMIT_READ` for the GET operations; each key counted apart); the `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
+             * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
              *
              *     Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.
              */
@@ -935,7 +935,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             /**
-             * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window (`LEADS_RATE_LIMIT_CREATE` for POST, `LEADS_RATE_LIMIT_READ` for the GET operations; each key counted apart); the `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
+             * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
              *
              *     Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.
              */

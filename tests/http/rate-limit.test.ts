@@ -63,6 +63,10 @@ describe("rate limits shared by two processes", () => {
     const stored = JSON.stringify((await db.sql.query("SELECT encode(key_digest, 'escape') AS k, * FROM lead_rate_limit_counts")).rows);
     expect(stored).not.toContain(TEST_KEY);
     expect(stored).not.toContain(PREVIOUS_KEY);
+    // Nothing granted to PUBLIC: an ACL entry for PUBLIC has an empty grantee ("=r/owner").
+    const { rows } = await db.sql.query("SELECT relacl::text AS acl FROM pg_class WHERE relname = 'lead_rate_limit_counts'");
+    expect(rows[0].acl).not.toBeNull();
+    expect(rows[0].acl).not.toMatch(/[{,]=/);
   });
 
   it("limits the reads apart from creation, on every read path", async () => {
