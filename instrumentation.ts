@@ -20,7 +20,9 @@ export async function register(): Promise<void> {
   try {
     (await import("@/lib/api/rate-limit")).rateLimitsOf(process.env);
     const { LEADS_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT } = process.env;
-    if (LEADS_METRICS_PORT || OTEL_EXPORTER_OTLP_ENDPOINT || OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) await (await import("@/lib/metrics")).registerMetrics();
+    if (LEADS_METRICS_PORT || OTEL_EXPORTER_OTLP_ENDPOINT || OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) {
+      await (await import("@/lib/metrics")).registerMetrics();
+    }
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);

@@ -52,24 +52,36 @@ export async function measureOptions(databaseUrl: string, databaseDir: string): 
     },
   };
   const groups: ProcessGroup[] = [];
-  const scraper = setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()).catch(() => undefined), 1000);
+  const scraper = setInterval(
+    () =>
+      void fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+        .then((r) => r.text())
+        .catch(() => undefined),
+    1000,
+  );
   try {
     const urls: string[] = [];
     for (const variant of VARIANTS) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const serverEnv = { DATABASE_URL: databaseUrl, LEADS_API_KEY: KEY, PORT: String(port), ...env[variant] };
-      groups.push(await startProcessGroup("node", ["lib/runtime/start.mjs", "--no-build"], serverEnv, `${url}/api/leads/sources`));
+      groups.push(
+        await startProcessGroup("node", ["lib/runtime/start.mjs", "--no-build"], serverEnv, `${url}/api/leads/sources`),
+      );
       urls.push(`${url}/api/leads`);
     }
     for (const url of urls) await load(url, CONNECTIONS, WARM_SECONDS, "POST");
     const runs: (Load & { cpuMs: CpuMs })[][] = VARIANTS.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < VARIANTS.length; i++) runs[i].push(await withCpu(groups[i], databaseDir, () => load(urls[i], CONNECTIONS, SECONDS, "POST")));
+      for (let i = 0; i < VARIANTS.length; i++)
+        runs[i].push(await withCpu(groups[i], databaseDir, () => load(urls[i], CONNECTIONS, SECONDS, "POST")));
     }
     if (exported === 0) throw new Error("the metrics server exported nothing over OTLP");
     const median = (values: number[]) => values.sort((a, b) => a - b)[(values.length - 1) >> 1];
-    const [plain, rateLimited, metrics] = runs.map((r) => ({ cpu: median(r.map((x) => x.cpuMs.server)), rps: median(r.map((x) => x.rps)) }));
+    const [plain, rateLimited, metrics] = runs.map((r) => ({
+      cpu: median(r.map((x) => x.cpuMs.server)),
+      rps: median(r.map((x) => x.rps)),
+    }));
     return {
       connections: CONNECTIONS,
       plainServerCpuMs: plain.cpu,

@@ -147,8 +147,10 @@ function toMarkdown(r: BenchResult): string {
     `| Server CPU per POST, service / floor, at 16 connections | ${r.ratios.postServerCpuOverFloorAt16} | <= 1.4 |`,
     `| Server CPU per POST, floor + statement / floor, at 16 connections | ${r.ratios.postFloorWithStatementServerCpuOverFloorAt16} | |`,
     `| POST three processes through HAProxy + PgBouncer / one direct, at 64 connections | ${r.ratios.postPooledThreeOverOneAt64} | >= 0.8 |`,
-    `| Server CPU per POST at 16 connections, rate limit set (never refusing) / none | ${r.ratios.postServerCpuRateLimitedOverPlainAt16} | <= 1.1 |`,
-    `| Server CPU per POST at 16 connections, metrics on (both exporters) / off | ${r.ratios.postServerCpuMetricsOverPlainAt16} | <= 1.05 |`,
+    `| Server CPU per POST at 16 connections, rate limit set (never refusing) / none | ` +
+      `${r.ratios.postServerCpuRateLimitedOverPlainAt16} | <= 1.1 |`,
+    `| Server CPU per POST at 16 connections, metrics on (both exporters) / off | ` +
+      `${r.ratios.postServerCpuMetricsOverPlainAt16} | <= 1.05 |`,
     `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,
     `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
     `| List p50 at 1M, offset 500000 / first page | ${r.ratios.listDeepOffsetOverFirstPageAt1m} | <= 5 |`,

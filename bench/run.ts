@@ -51,7 +51,8 @@ async function main() {
       const sourcesScale = await measureSourcesScale(pool, servers.service.url, KEY);
       console.log("The importer on 5,000 rows beside raw POST at its concurrency...");
       const imported = await benchImport(servers.service.url, KEY);
-      const measurements = { post, cpuMsPerRequest: cpu, pooled, options, list, reads, import: imported, sourcesScale, rssMb: { start: rssStart, end: rssEnd } };
+      const rssMb = { start: rssStart, end: rssEnd };
+      const measurements = { post, cpuMsPerRequest: cpu, pooled, options, list, reads, import: imported, sourcesScale, rssMb };
       await writeResult(toResult(measurements, startedAt));
     } finally {
       await stopServers(servers);

@@ -16,8 +16,10 @@ export function metricsPortOf(env: NodeJS.ProcessEnv = process.env): number | un
   const value = env.LEADS_METRICS_PORT?.trim();
   if (!value) return undefined;
   const port = Number(value);
-  if (!/^[0-9]+$/.test(value) || port < 1 || port > 65535) throw new Error(`LEADS_METRICS_PORT must be a port number from 1 to 65535 (got "${value.slice(0, 40)}")`);
-  if (value === (env.PORT ?? "3000")) throw new Error("LEADS_METRICS_PORT must differ from PORT: metrics are never served on the application's port");
+  if (!/^[0-9]+$/.test(value) || port < 1 || port > 65535)
+    throw new Error(`LEADS_METRICS_PORT must be a port number from 1 to 65535 (got "${value.slice(0, 40)}")`);
+  if (value === (env.PORT ?? "3000"))
+    throw new Error("LEADS_METRICS_PORT must differ from PORT: metrics are never served on the application's port");
   return port;
 }
 
@@ -40,7 +42,13 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
         ? await import("@opentelemetry/exporter-metrics-otlp-http")
         : await import("@opentelemetry/exporter-metrics-otlp-proto");
     const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL) || 60_000;
-    readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }));
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter(),
+        exportIntervalMillis: interval,
+        exportTimeoutMillis: Math.min(interval, 30_000),
+      }),
+    );
   }
   if (readers.length === 0) return;
   const provider = new MeterProvider({
@@ -71,16 +79,33 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     description: "Requests refused 429 RATE_LIMITED, by limited operation (create, read).",
   });
   meter
-    .createObservableUpDownCounter("db.client.connections.usage", { unit: "{connection}", description: "Pool connections, by state (used, idle)." })
-    .addCallback((result) => observePool(result, (pool) => [[pool.used, { ...POOL, state: "used" }], [pool.idle, { ...POOL, state: "idle" }]]));
+    .createObservableUpDownCounter("db.client.connections.usage", {
+      unit: "{connection}",
+      description: "Pool connections, by state (used, idle).",
+    })
+    .addCallback((result) =>
+      observePool(result, (pool) => [
+        [pool.used, { ...POOL, state: "used" }],
+        [pool.idle, { ...POOL, state: "idle" }],
+      ]),
+    );
   meter
-    .createObservableUpDownCounter("db.client.connections.pending_requests", { unit: "{request}", description: "Queries waiting for a pool connection." })
+    .createObservableUpDownCounter("db.client.connections.pending_requests", {
+      unit: "{request}",
+      description: "Queries waiting for a pool connection.",
+    })
     .addCallback((result) => observePool(result, (pool) => [[pool.waiting, POOL]]));
   meter
-    .createObservableUpDownCounter("lead_intake.reads.in_use", { unit: "{connection}", description: "Read connections held by GET operations (the read budget)." })
+    .createObservableUpDownCounter("lead_intake.reads.in_use", {
+      unit: "{connection}",
+      description: "Read connections held by GET operations (the read budget).",
+    })
     .addCallback((result) => observeBudget(result, (budget) => budget.running));
   meter
-    .createObservableUpDownCounter("lead_intake.reads.waiting", { unit: "{request}", description: "Reads waiting in line for a read connection." })
+    .createObservableUpDownCounter("lead_intake.reads.waiting", {
+      unit: "{request}",
+      description: "Reads waiting in line for a read connection.",
+    })
     .addCallback((result) => observeBudget(result, (budget) => budget.waiting));
 
   const requestAttributes = (route: string, method: string, status: number, code: string | undefined): Attributes =>
@@ -88,8 +113,10 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
       ? { "http.route": route, "http.request.method": method, "http.response.status_code": status }
       : { "http.route": route, "http.request.method": method, "http.response.status_code": status, "error.type": code };
   observeWith({
-    request: (route, method, status, code, seconds) => duration.record(seconds, requestAttributes(route, method, status, code)),
-    leadCreated: (sourceType, newSource) => leads.add(1, { "lead_intake.source.type": sourceType, "lead_intake.source.new": newSource }),
+    request: (route, method, status, code, seconds) =>
+      duration.record(seconds, requestAttributes(route, method, status, code)),
+    leadCreated: (sourceType, newSource) =>
+      leads.add(1, { "lead_intake.source.type": sourceType, "lead_intake.source.new": newSource }),
     readsBusy: () => readsBusy.add(1),
     poolTimeout: () => poolTimeouts.add(1, POOL),
     rateLimited: (operation) => rateLimited.add(1, { "lead_intake.rate_limit.operation": operation }),
@@ -103,7 +130,10 @@ function observePool(result: ObservableResult, values: (pool: PoolState) => [num
   if (pool) for (const [value, attributes] of values(pool)) result.observe(value, attributes);
 }
 
-function observeBudget(result: ObservableResult, value: (budget: { running: number; waiting: number }) => number): void {
+function observeBudget(
+  result: ObservableResult,
+  value: (budget: { running: number; waiting: number }) => number,
+): void {
   const budget = readBudgetOf(database());
   if (budget) result.observe(value(budget.state));
 }

@@ -14,7 +14,10 @@ export interface RateLimit {
   periodSeconds: number;
 }
 
-const VARIABLES: Record<LimitedOperation, string> = { create: "LEADS_RATE_LIMIT_CREATE", read: "LEADS_RATE_LIMIT_READ" };
+const VARIABLES: Record<LimitedOperation, string> = {
+  create: "LEADS_RATE_LIMIT_CREATE",
+  read: "LEADS_RATE_LIMIT_READ",
+};
 const PERIODS: Record<string, number> = { s: 1, sec: 1, second: 1, min: 60, minute: 60, h: 3600, hour: 3600 };
 const LIMIT = /^([1-9][0-9]{0,8})\/(s|sec|second|min|minute|h|hour)$/;
 
@@ -29,7 +32,9 @@ export function rateLimitsOf(env: NodeJS.ProcessEnv = process.env): Partial<Reco
     if (!value) continue;
     const match = LIMIT.exec(value);
     if (!match) {
-      throw new Error(`${VARIABLES[operation]} must be a number of requests per second, minute or hour, such as 600/min (got "${value.slice(0, 40)}")`);
+      throw new Error(
+        `${VARIABLES[operation]} must be a number of requests per second, minute or hour, such as 600/min (got "${value.slice(0, 40)}")`,
+      );
     }
     limits[operation] = { requests: Number(match[1]), periodSeconds: PERIODS[match[2]] };
   }

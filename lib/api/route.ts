@@ -77,7 +77,9 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     if (code) span.setAttribute("lead_intake.error_code", code);
   }
   logAccess({ requestId, method, path, status: response.status, code, startedAt, key });
-  observer()?.request(ROUTES.has(path) ? path : OTHER_ROUTE, METRIC_METHODS.has(method) ? method : "_OTHER", response.status, code, (performance.now() - startedAt) / 1000);
+  const seconds = (performance.now() - startedAt) / 1000;
+  const route = ROUTES.has(path) ? path : OTHER_ROUTE;
+  observer()?.request(route, METRIC_METHODS.has(method) ? method : "_OTHER", response.status, code, seconds);
   return response;
 }
 

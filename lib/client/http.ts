@@ -48,7 +48,8 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
       body = undefined;
     }
     const { headers: answered } = response;
-    return { kind: "response", status: response.status, body, requestId: answered.get("x-request-id"), retryAfter: answered.get("retry-after") };
+    const requestId = answered.get("x-request-id");
+    return { kind: "response", status: response.status, body, requestId, retryAfter: answered.get("retry-after") };
   } catch (error) {
     if (request.signal?.aborted) return { kind: "failure", reason: "aborted", message: "Aborted by the caller" };
     if (timeout.aborted) return { kind: "failure", reason: "timeout", message: `No complete answer within ${request.timeoutMs} ms` };

@@ -159,7 +159,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     try {
       await ledger.append({ type: "intent", row, at: new Date().toISOString() });
       outcome = await client.createLead(body);
-      for (let attempt = 1; attempt < RATE_LIMITED_ATTEMPTS && outcome.outcome === "rejected" && outcome.retryAfterSeconds !== undefined; attempt++) {
+      for (let attempt = 1; attempt < RATE_LIMITED_ATTEMPTS; attempt++) {
+        if (outcome.outcome !== "rejected" || outcome.retryAfterSeconds === undefined) break;
         await sleep(Math.min(outcome.retryAfterSeconds, LONGEST_RETRY_AFTER_S) * 1000);
         outcome = await client.createLead(body);
       }

@@ -68,6 +68,7 @@ async function createWith(db: Db, input: CreateLeadInput, referrer: ReferrerRow,
   const leadCustomerId = newCustomerId("person");
   const row = await insertLead(db, newLeadOf(input, agent, leadCustomerId), referrer);
   if (!row) return null;
-  observer()?.leadCreated(row.referrerKind === "person" ? "person" : row.referrerSourceType === "ads" ? "ads" : "other", "newSource" in referrer);
+  const sourceType = row.referrerKind === "person" ? "person" : row.referrerSourceType === "ads" ? "ads" : "other";
+  observer()?.leadCreated(sourceType, "newSource" in referrer);
   return toCreatedLead(row, input, agent, leadCustomerId);
 }

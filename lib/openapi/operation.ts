@@ -78,8 +78,12 @@ export function errorResponse(codes: ErrorCode[], inQuery = false): Response {
     headers: {
       ...RESPONSE_HEADERS,
       ...(codes.includes("METHOD_NOT_ALLOWED") ? { Allow: ref("headers/Allow") } : {}),
-      ...(codes.some((code) => retryAfterOf(code) !== undefined || hasRateLimitHeaders(code)) ? { "Retry-After": ref("headers/Retry-After") } : {}),
-      ...(codes.some(hasRateLimitHeaders) ? { RateLimit: ref("headers/RateLimit"), "RateLimit-Policy": ref("headers/RateLimit-Policy") } : {}),
+      ...(codes.some((code) => retryAfterOf(code) !== undefined || hasRateLimitHeaders(code))
+        ? { "Retry-After": ref("headers/Retry-After") }
+        : {}),
+      ...(codes.some(hasRateLimitHeaders)
+        ? { RateLimit: ref("headers/RateLimit"), "RateLimit-Policy": ref("headers/RateLimit-Policy") }
+        : {}),
     },
     content: {
       "application/json": {

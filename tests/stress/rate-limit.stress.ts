@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StatementMode } from "@/lib/db/connect";
 import { startNextServer, waitUntilReady, type NextServer, type NextShape } from "@/scripts/next-server";
-import { pgbouncerTracksPreparedStatements, startLoadBalancer, startPgBouncer, type LoadBalancer, type PgBouncer } from "@/scripts/pooler";
+import {
+  pgbouncerTracksPreparedStatements,
+  startLoadBalancer,
+  startPgBouncer,
+  type LoadBalancer,
+  type PgBouncer,
+} from "@/scripts/pooler";
 import { call, TEST_KEY, type ApiResponse } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import { createEmptyDatabase } from "../helpers/host-install";
@@ -69,8 +75,15 @@ describe(`a creation limit of ${L} per minute per key across three processes beh
         const due = started + (index * SEND_WITHIN_MS) / attempts.length;
         if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
         const attempt = attempts[index];
-        const body = { leadName: `${attempt.tag} Limited ${index}`, leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
-        answers.push({ attempt, res: await call("POST", "/api/leads", { baseUrl: balancer.url, body, key: attempt.key }) });
+        const body = {
+          leadName: `${attempt.tag} Limited ${index}`,
+          leadMobileNumber: "012-345 6789",
+          referrer: "Facebook Ads",
+        };
+        answers.push({
+          attempt,
+          res: await call("POST", "/api/leads", { baseUrl: balancer.url, body, key: attempt.key }),
+        });
       }
     };
     await Promise.all(Array.from({ length: CONCURRENT }, worker));
@@ -81,7 +94,9 @@ describe(`a creation limit of ${L} per minute per key across three processes beh
       const mine = answers.filter((a) => a.attempt.tag === tag);
       const created = mine.filter((a) => a.res.status === 201);
       const refused = mine.filter((a) => a.res.status !== 201);
-      console.log(`rate limit ${L}/min, ${tag.toLowerCase()} key: ${mine.length} attempts in ${elapsed} ms, ${created.length} created, ${refused.length} refused`);
+      console.log(
+        `rate limit ${L}/min, ${tag.toLowerCase()} key: ${mine.length} attempts in ${elapsed} ms, ${created.length} created, ${refused.length} refused`,
+      );
       expect(created.length).toBeGreaterThan(0);
       expect(created.length).toBeLessThanOrEqual(1.05 * L);
       for (const { res } of refused) {
@@ -91,10 +106,14 @@ describe(`a creation limit of ${L} per minute per key across three processes beh
         expect(res.headers.get("ratelimit-policy")).toBe(`"create";q=${L};w=60`);
         expect(res.headers.get("ratelimit")).toMatch(/^"create";r=0;t=[0-9]+$/);
       }
-      const { rows } = await db.sql.query<{ count: string }>("SELECT count(*) FROM referrals WHERE lead_name LIKE $1", [`${tag} Limited %`]);
+      const { rows } = await db.sql.query<{ count: string }>("SELECT count(*) FROM referrals WHERE lead_name LIKE $1", [
+        `${tag} Limited %`,
+      ]);
       expect(Number(rows[0].count)).toBe(created.length);
     }
     // The second key sent 2 x L: its own budget, not what the first left, decided its answers.
-    expect(answers.filter((a) => a.attempt.tag === "Second" && a.res.status === 201).length).toBeGreaterThanOrEqual(L * 0.95);
+    expect(answers.filter((a) => a.attempt.tag === "Second" && a.res.status === 201).length).toBeGreaterThanOrEqual(
+      L * 0.95,
+    );
   }, 180_000);
 });

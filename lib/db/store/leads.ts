@@ -35,7 +35,9 @@ export interface InsertedLeadRow {
  */
 function namedAccountSql(referrer: Exclude<ReferrerRow, { newSource: NewSourceRow }>): Prisma.Sql {
   if ("source" in referrer) return namedSourceSql(referrer.source);
-  return Prisma.sql`SELECT id, name, kind, source_type AS "sourceType" FROM customers WHERE id = ${referrer.accountId} AND kind IN ('person', 'source')`;
+  return Prisma.sql`
+    SELECT id, name, kind, source_type AS "sourceType" FROM customers
+    WHERE id = ${referrer.accountId} AND kind IN ('person', 'source')`;
 }
 
 /** Whether an existing account is the referrer an account id names. */
@@ -49,7 +51,9 @@ function referrerCte(referrer: ReferrerRow): Prisma.Sql {
   const { id, name, sourceType } = referrer.newSource;
   return Prisma.sql`
     ${insertSourceCtes(referrer.newSource)},
-    referrer AS (SELECT ${id}::text AS id, ${name}::text AS name, 'source'::text AS kind, ${sourceType}::text AS "sourceType")`;
+    referrer AS (
+      SELECT ${id}::text AS id, ${name}::text AS name, 'source'::text AS kind, ${sourceType}::text AS "sourceType"
+    )`;
 }
 
 /** `(columns)` and `values` of the fields given, in their order; `referrer.id` and now() where named. */

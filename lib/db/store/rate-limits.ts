@@ -17,7 +17,13 @@ export interface Counted {
  * process). `hits` stops at limit + 1, so a refused request is told apart from the last admitted one and a client
  * that keeps trying grows nothing.
  */
-export async function countRequest(db: Db, keyDigest: Buffer, operation: string, limit: number, periodSeconds: number): Promise<Counted> {
+export async function countRequest(
+  db: Db,
+  keyDigest: Buffer,
+  operation: string,
+  limit: number,
+  periodSeconds: number,
+): Promise<Counted> {
   const [row] = await queryPrepared<{ hits: number; secondsLeft: number }>(
     db,
     Prisma.sql`
