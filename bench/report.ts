@@ -7,6 +7,7 @@ import { renderChart } from "./chart";
 import type { HostBulkFigures } from "./host-bulk";
 import type { ListFigures, ReadFigures } from "./list";
 import { round2 } from "./load";
+import { optionRatios, type OptionFigures } from "./options";
 import type { PooledFigures } from "./pooled";
 import type { PostCpu, PostFigures } from "./post";
 import type { SourcesScaleFigures } from "./sources-scale";
@@ -25,6 +26,7 @@ export interface Measurements {
   post: Record<string, PostFigures>;
   cpuMsPerRequest: Record<string, PostCpu>;
   pooled: PooledFigures;
+  options: OptionFigures;
   list: Record<string, ListFigures>;
   reads: ReadFigures;
   import: ImportFigures | null;
@@ -67,6 +69,7 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       listPastEndOffsetOverFirstPageAt1m: round2(m.list[1_000_000].pastEndOffsetP50Ms! / m.list[1_000_000].p50Ms),
       importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
       postPooledThreeOverOneAt64: round2(m.pooled.pooledRps / m.pooled.directRps),
+      ...optionRatios(m.options),
       sourcesNotModifiedOverListAt100k: round2(m.sourcesScale.many.sourcesListNotModified.p50Ms / m.sourcesScale.many.sourcesList.p50Ms),
       ...m.hostBulk.ratios,
     },
@@ -153,6 +156,10 @@ function toMarkdown(r: BenchResult): string {
     `| Server CPU per POST, service / floor, at 16 connections | ${r.ratios.postServerCpuOverFloorAt16} | <= 1.4 |`,
     `| Server CPU per POST, floor + statement / floor, at 16 connections | ${r.ratios.postFloorWithStatementServerCpuOverFloorAt16} | |`,
     `| POST three processes through HAProxy + PgBouncer / one direct, at 64 connections | ${r.ratios.postPooledThreeOverOneAt64} | >= 0.8 |`,
+    `| Server CPU per POST at 16 connections, rate limit set (never refusing) / none | ` +
+      `${r.ratios.postServerCpuRateLimitedOverPlainAt16} | <= 1.1 |`,
+    `| Server CPU per POST at 16 connections, metrics on (both exporters) / off | ` +
+      `${r.ratios.postServerCpuMetricsOverPlainAt16} | <= 1.05 |`,
     `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,
     `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
     `| List p50 at 1M, offset 500000 / first page | ${r.ratios.listDeepOffsetOverFirstPageAt1m} | <= 5 |`,

@@ -18,6 +18,7 @@ import { measureHostBulk } from "./host-bulk";
 import { benchImport } from "./import";
 import { measureList, measureReads } from "./list";
 import { KEY } from "./load";
+import { measureOptions } from "./options";
 import { measurePooled } from "./pooled";
 import { measurePost, warmPost } from "./post";
 import { toResult, writeResult } from "./report";
@@ -42,6 +43,8 @@ async function main() {
       const { post, cpu } = await measurePost(servers, pool, dir);
       console.log("POST at 64 connections: three processes behind HAProxy on PgBouncer beside the one direct...");
       const pooled = await measurePooled(servers.service, database.url);
+      console.log("Server CPU per POST at 16 connections with a rate limit, and with metrics, beside neither...");
+      const options = await measureOptions(database.url, dir);
       const list = await measureList(servers.service.url, pool);
       const reads = await measureReads(servers.service.url);
       const rssEnd = serverRssMb(servers.service.group);
@@ -51,7 +54,8 @@ async function main() {
       const hostBulk = await measureHostBulk(pool);
       console.log("The importer on 5,000 rows beside raw POST at its concurrency...");
       const imported = await benchImport(servers.service.url, KEY);
-      const measurements = { post, cpuMsPerRequest: cpu, pooled, list, reads, import: imported, sourcesScale, hostBulk, rssMb: { start: rssStart, end: rssEnd } };
+      const rssMb = { start: rssStart, end: rssEnd };
+      const measurements = { post, cpuMsPerRequest: cpu, pooled, options, list, reads, import: imported, sourcesScale, hostBulk, rssMb };
       await writeResult(toResult(measurements, startedAt));
     } finally {
       await stopServers(servers);

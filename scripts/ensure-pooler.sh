@@ -7,9 +7,4 @@
 set -euo pipefail
 if command -v pgbouncer >/dev/null && command -v haproxy >/dev/null; then exit 0; fi
 echo "Installing Debian's pgbouncer and haproxy for the scale-out tests..."
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# policy-rc.d 101: the packages' post-install scripts do not start their services.
-policy=/usr/sbin/policy-rc.d
-if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && trap 'rm -f "$policy"' EXIT; fi
-apt-get install -y -qq pgbouncer haproxy >/dev/null
+bash "$(dirname "$0")/apt-install.sh" pgbouncer haproxy

@@ -15,6 +15,8 @@ interface ErrorSpec {
   retryAfterSeconds?: number;
   /** The same GET may succeed later, so clients retry it (the document's `x-error-codes`, the typed client). */
   transient?: true;
+  /** Sent with `Retry-After` (the seconds left in the window) and the `RateLimit` / `RateLimit-Policy` headers. */
+  rateLimitHeaders?: true;
 }
 
 const FIX = "Correct the request before retrying.";
@@ -101,6 +103,16 @@ export const ERRORS = {
     when: "Assignment storage is not enabled in the host database (POST with `assignedAgentId`).",
     retry: "Needs the administrator; retrying does not help until the server is configured.",
   },
+  RATE_LIMITED: {
+    status: 429,
+    message: "Too many requests with this key; retry after the number of seconds in Retry-After",
+    when:
+      "This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.",
+    retry:
+      "Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.",
+    rateLimitHeaders: true,
+    transient: true,
+  },
   READS_BUSY: {
     status: 503,
     message: "Too many reads are in progress; retry after the number of seconds in Retry-After",
@@ -123,6 +135,12 @@ export const ERROR_STATUS = Object.fromEntries(ERROR_CODES.map((code) => [code, 
 export function retryAfterOf(code: ErrorCode): number | undefined {
   const spec: ErrorSpec = ERRORS[code];
   return spec.retryAfterSeconds;
+}
+
+/** Whether a code is answered with `Retry-After` and the `RateLimit` headers (from ERRORS). */
+export function hasRateLimitHeaders(code: ErrorCode): boolean {
+  const spec: ErrorSpec = ERRORS[code];
+  return spec.rateLimitHeaders === true;
 }
 
 /** The codes whose body carries `issues` (validation failures); no other code has them. */

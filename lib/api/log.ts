@@ -110,3 +110,17 @@ export function logFailure(requestId: string, method: string, path: string, erro
     }),
   );
 }
+
+/** The limiter's storage failed and the request passed unlimited (lib/api/rate-limit.ts), on stderr, by kind only. */
+export function logRateLimitFailure(requestId: string, operation: string, error: unknown): void {
+  console.error(
+    JSON.stringify({
+      time: new Date().toISOString(),
+      level: "error",
+      msg: "rate limit not counted",
+      requestId,
+      operation,
+      ...classifyFailure(error),
+    }),
+  );
+}

@@ -8,6 +8,9 @@ import { requestIdOf } from "@/lib/api/request-id";
 import { originalMethodHeader } from "@/lib/api/method-guard.json";
 import { errorResponse } from "@/lib/api/response";
 import { isReadsBusy } from "@/lib/db/read-budget";
+import { classifyFailure } from "@/lib/db/failures";
+import { observer } from "@/lib/db/observer";
+import { admit, RateLimited } from "@/lib/api/rate-limit";
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -50,14 +53,20 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     if (needsKey) {
       key = authenticate(request);
       if (!servicePrepared()) await prepareService();
+      await admit(request.method === "POST" ? "create" : "read", key, requestId);
     }
     response = await handler(request);
   } catch (error) {
     let refusal = INTERNAL;
     if (error instanceof ApiError) refusal = error;
     else if (error instanceof LeadRefusal) refusal = new ApiError(error.reason, error.detail);
-    else if (isReadsBusy(error)) refusal = READS_BUSY;
-    else logFailure(requestId, method, path, error);
+    else if (isReadsBusy(error)) {
+      refusal = READS_BUSY;
+      observer()?.readsBusy();
+    } else {
+      logFailure(requestId, method, path, error);
+      if (classifyFailure(error).kind === "pool-timeout") observer()?.poolTimeout();
+    }
     code = refusal.code;
     response = errorResponse(refusal, requestId, refusalHeaders(refusal));
   }
@@ -68,12 +77,32 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     if (code) span.setAttribute("lead_intake.error_code", code);
   }
   logAccess({ requestId, method, path, status: response.status, code, startedAt, key });
+  const seconds = (performance.now() - startedAt) / 1000;
+  const route = ROUTES.has(path) ? path : OTHER_ROUTE;
+  observer()?.request(route, METRIC_METHODS.has(method) ? method : "_OTHER", response.status, code, seconds);
   return response;
 }
+
+/**
+ * The route templates of app/api, the metrics' http.route: any other path answered here is the catch-all's, so the
+ * number of series stays bounded whatever paths clients send (tests/unit/metric-routes.test.ts keeps the list whole).
+ */
+export const ROUTES: ReadonlySet<string> = new Set([
+  "/api/leads",
+  "/api/leads/sources",
+  "/api/leads/ads",
+  "/api/sources",
+  "/api/leads/agents",
+  "/api/agents",
+  "/api/health/live",
+  "/api/health/ready",
+]);
+export const OTHER_ROUTE = "/api/[[...path]]";
 
 function refusalHeaders(refusal: ApiError): Record<string, string> | undefined {
   if (refusal instanceof MethodNotAllowed) return { Allow: refusal.allow };
   if (refusal instanceof Unauthorized) return { ...CLOSE, "WWW-Authenticate": refusal.challenge };
+  if (refusal instanceof RateLimited) return refusal.headers;
   if (CLOSES_CONNECTION.has(refusal.code)) return CLOSE;
   const retryAfter = retryAfterOf(refusal.code);
   return retryAfter === undefined ? undefined : { "Retry-After": String(retryAfter) };
@@ -95,6 +124,8 @@ export function publicRoute(handler: Handler): Handler {
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+/** The methods the metrics name (the routes' own, and HEAD); any other is `_OTHER`, as the semantic conventions say. */
+const METRIC_METHODS: ReadonlySet<string> = new Set([...METHODS, "HEAD"]);
 type Method = (typeof METHODS)[number];
 type Methods = Record<Method, Handler>;
 

@@ -141,7 +141,13 @@ export class LeadsClient {
       // A 5xx may have created the lead, unless the document says its code is one the server answers without trying.
       const refused = status < 500 || (fields.code !== null && !ERROR_CODES[fields.code].transient);
       if (!refused) return { outcome: "uncertain", reason: "server-error", status, requestId, ...fields };
-      const rejected = { outcome: "rejected" as const, status, requestId, ...fields };
+      const rejected = {
+        outcome: "rejected" as const,
+        status,
+        requestId,
+        ...fields,
+        ...(status === 429 && retryAfterMs !== null ? { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) } : {}),
+      };
       const wait = retryAfterMs ?? 0;
       if (retryAfterMs === null || !isTransient(status, fields.code, retryAfterMs) || attempt >= this.retry.maxAttempts) return rejected;
       if (Date.now() + wait >= deadline || !(await pause(wait, options.signal))) return rejected;

@@ -64,6 +64,11 @@ export const ERROR_CODES: Record<string, { status: number; transient: boolean; r
     "transient": false,
     "retry": "Needs the administrator; retrying does not help until the server is configured."
   },
+  "RATE_LIMITED": {
+    "status": 429,
+    "transient": true,
+    "retry": "Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate."
+  },
   "READS_BUSY": {
     "status": 503,
     "transient": true,

@@ -59,6 +59,8 @@ export interface Rejected<Code> extends Answer<Code> {
   outcome: "rejected";
   status: number;
   error: string;
+  /** With 429 RATE_LIMITED: the seconds of `Retry-After`, after which the same request may be sent again. */
+  retryAfterSeconds?: number;
 }
 
 /**

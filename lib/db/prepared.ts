@@ -20,6 +20,12 @@ export function sendPreparedThrough(db: PrismaClient, pool: pg.Pool, names: Stat
   Object.defineProperty(db, DIRECT, { value: { pool, names } satisfies Direct });
 }
 
+/** The pg pool's connections: in use, idle, and queries waiting for one (for the metrics). */
+export function poolStateOf(db: PrismaClient): { used: number; idle: number; waiting: number } | undefined {
+  const pool = (db as WithDirect)[DIRECT]?.pool;
+  return pool && { used: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 /**
  * Runs one statement (named prepared, or unnamed under DATABASE_STATEMENTS=unnamed) directly on the pg pool under
  * the client, around Prisma's raw-query pipeline, which costs the creation statement

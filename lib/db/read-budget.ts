@@ -39,6 +39,11 @@ export class ReadBudget {
 
   constructor(readonly connections: number) {}
 
+  /** Reads running and reads waiting in line, for the metrics. */
+  get state(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+
   /** Runs `read` once one of the read connections is free; throws ReadsBusy when none frees in time. */
   async run<T>(read: () => Promise<T>): Promise<T> {
     if (this.running >= this.connections) await this.turn();
@@ -78,9 +83,14 @@ export function keepReadBudget(db: object, budget: ReadBudget): void {
   Object.defineProperty(db, BUDGET, { value: budget });
 }
 
+/** The read budget of a client from createDatabaseClient. */
+export function readBudgetOf(db: object): ReadBudget | undefined {
+  return (db as { [BUDGET]?: ReadBudget })[BUDGET];
+}
+
 /** Runs a read operation's database work within the read budget of the client `db`. */
 export function reading<T>(db: object, read: () => Promise<T>): Promise<T> {
-  const budget = (db as { [BUDGET]?: ReadBudget })[BUDGET];
+  const budget = readBudgetOf(db);
   if (!budget) throw new Error("reading needs a client from createDatabaseClient");
   return budget.run(read);
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { LeadsClient, type CreateLeadRequest } from "@/lib/client/index";
 import { createLeadBody, validate } from "@/lib/leads/schemas";
 import { type Input, InputError, readInput } from "@/lib/importer/input";
@@ -51,6 +52,12 @@ export interface ImportResult {
 
 /** Answers that say the row's data is wrong; any other refusal is about the server or the key. */
 const DATA_ERROR_STATUSES = new Set([400, 413, 422]);
+/**
+ * A 429 RATE_LIMITED wrote nothing, so the same POST is sent again after its Retry-After (never longer than an
+ * hour, the longest limit window), at most this many times before the row is left unsent.
+ */
+const RATE_LIMITED_ATTEMPTS = 20;
+const LONGEST_RETRY_AFTER_S = 3_600;
 const LISTED_ROWS = 20;
 
 export async function runImport(options: ImportOptions): Promise<ImportResult> {
@@ -166,6 +173,11 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     try {
       await ledger.append({ type: "intent", row, at: new Date().toISOString() });
       outcome = await client.createLead(body);
+      for (let attempt = 1; attempt < RATE_LIMITED_ATTEMPTS; attempt++) {
+        if (outcome.outcome !== "rejected" || outcome.retryAfterSeconds === undefined) break;
+        await sleep(Math.min(outcome.retryAfterSeconds, LONGEST_RETRY_AFTER_S) * 1000);
+        outcome = await client.createLead(body);
+      }
     } finally {
       inFlight--;
     }

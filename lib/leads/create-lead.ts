@@ -1,4 +1,5 @@
 import { isUniqueViolation } from "@/lib/db/failures";
+import { observer } from "@/lib/db/observer";
 import type { Db } from "@/lib/db/prisma";
 import { assignmentStored } from "@/lib/db/store/agents";
 import { accountExists, insertLead, type ReferrerRow } from "@/lib/db/store/leads";
@@ -66,5 +67,8 @@ async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string |
 async function createWith(db: Db, input: CreateLeadInput, referrer: ReferrerRow, agent: Agent | null): Promise<CreatedLead | null> {
   const leadCustomerId = newCustomerId("person");
   const row = await insertLead(db, newLeadOf(input, agent, leadCustomerId), referrer);
-  return row ? toCreatedLead(row, input, agent, leadCustomerId) : null;
+  if (!row) return null;
+  const sourceType = row.referrerKind === "person" ? "person" : row.referrerSourceType === "ads" ? "ads" : "other";
+  observer()?.leadCreated(sourceType, "newSource" in referrer);
+  return toCreatedLead(row, input, agent, leadCustomerId);
 }

@@ -91,7 +91,8 @@ function openApiDefinition(): Json {
           schema: { type: "string", pattern: '^"[0-9]+"$' },
         },
         "Retry-After": {
-          description: "With `READS_BUSY`: the seconds to wait before retrying. Absent with the other codes of the same status.",
+          description:
+            "With `READS_BUSY` and `RATE_LIMITED`: the seconds to wait before retrying. Absent with the other codes of the same status.",
           required: false,
           schema: { type: "string", pattern: "^[0-9]+$" },
         },
@@ -100,6 +101,18 @@ function openApiDefinition(): Json {
             'The RFC 6750 challenge of every 401: `Bearer`, with `error="invalid_token"` when a bearer key was sent but is not the configured one.',
           required: true,
           schema: { type: "string", enum: ["Bearer", 'Bearer error="invalid_token"'] },
+        },
+        RateLimit: {
+          description:
+            'With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy\'s remaining requests `r` (0) and the seconds `t` until its window resets, e.g. `"create";r=0;t=37`.',
+          required: true,
+          schema: { type: "string", pattern: '^"(create|read)";r=[0-9]+;t=[0-9]+$' },
+        },
+        "RateLimit-Policy": {
+          description:
+            'With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy the key ran out of, its quota `q` and window `w` in seconds, e.g. `"create";q=600;w=60`.',
+          required: true,
+          schema: { type: "string", pattern: '^"(create|read)";q=[0-9]+;w=[0-9]+$' },
         },
         "X-Request-Id": {
           description:

@@ -1,4 +1,4 @@
-import { ApiError, ERROR_CODES, ERRORS, retryAfterOf, type ErrorCode } from "@/lib/api/errors";
+import { ApiError, ERROR_CODES, ERRORS, hasRateLimitHeaders, retryAfterOf, type ErrorCode } from "@/lib/api/errors";
 import { invalidInput } from "@/lib/openapi/examples";
 
 /**
@@ -83,7 +83,12 @@ export function errorResponse(codes: ErrorCode[], invalidIn: InvalidIn = "body")
       ...RESPONSE_HEADERS,
       ...(codes.includes("METHOD_NOT_ALLOWED") ? { Allow: ref("headers/Allow") } : {}),
       ...(codes.includes("UNAUTHORIZED") ? { "WWW-Authenticate": ref("headers/WWW-Authenticate") } : {}),
-      ...(codes.some((code) => retryAfterOf(code) !== undefined) ? { "Retry-After": ref("headers/Retry-After") } : {}),
+      ...(codes.some((code) => retryAfterOf(code) !== undefined || hasRateLimitHeaders(code))
+        ? { "Retry-After": ref("headers/Retry-After") }
+        : {}),
+      ...(codes.some(hasRateLimitHeaders)
+        ? { RateLimit: ref("headers/RateLimit"), "RateLimit-Policy": ref("headers/RateLimit-Policy") }
+        : {}),
     },
     content: {
       "application/json": {

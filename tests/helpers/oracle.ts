@@ -274,10 +274,10 @@ export function expectForQuery(query: string): Expected {
   return either ? { outcomes: ["200", "INVALID_INPUT"], invalidPaths: ["referrer"], page } : { outcomes: ["200"], page };
 }
 
-/** Spec "Errors", per operation (plus 404/405 of decisions.md 11 and the body limit's 413). */
+/** Spec "Errors", per operation (plus 404/405 of decisions.md 11, the body limit's 413 and the rate limits' 429). */
 export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
-  "get /api/leads/sources": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
-  "get /api/leads/agents": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  "get /api/leads/sources": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  "get /api/leads/agents": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
   "post /api/leads": [
     "INVALID_JSON",
     "INVALID_INPUT",
@@ -288,9 +288,10 @@ export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
     "INVALID_CONTENT_TYPE",
     "INVALID_AGENT",
     "INVALID_REFERRER",
+    "RATE_LIMITED",
     "INTERNAL_ERROR",
     "API_NOT_CONFIGURED",
     "ASSIGNMENT_NOT_CONFIGURED",
   ],
-  "get /api/leads": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  "get /api/leads": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
 };

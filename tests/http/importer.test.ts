@@ -369,6 +369,21 @@ describe("importer", () => {
     expect(await leadsNamed("Bulk Lead ")).toHaveLength(validRows.length);
   }, 120_000);
 
+  it("waits Retry-After and resends the rows a rate-limited server refused 429, exactly one lead per row", async () => {
+    const limited = await startServer(db.url, { LEADS_RATE_LIMIT_CREATE: "4/s" });
+    try {
+      const rows = Array.from({ length: 12 }, (_, i) => valid("Limited", i));
+      const file = await writeCsv("limited.csv", rows);
+      const result = await runImport(file, ["--json"], limited.baseUrl);
+      expect(result.code, result.stderr).toBe(EXIT.OK);
+      await expectOneLeadPerRow(file, "Limited", rows);
+      // 12 rows at 4 per second: some were refused and sent again.
+      expect(limited.output()).toContain('"code":"RATE_LIMITED"');
+    } finally {
+      await limited.stop();
+    }
+  }, 120_000);
+
   it("finishes with exactly one lead per row after the server is killed with SIGKILL mid-import", async () => {
     const rows = Array.from({ length: 200 }, (_, i) => valid("Crash", i + 1));
     const file = await writeCsv("crash.csv", rows);

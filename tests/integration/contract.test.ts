@@ -221,6 +221,32 @@ describe("contract: 304 and 503 READS_BUSY of the read operations", () => {
   });
 });
 
+describe("contract: 429 RATE_LIMITED", () => {
+  it("answers every operation and alias over its key's limit with 429, Retry-After and RateLimit headers", async () => {
+    process.env.LEADS_RATE_LIMIT_CREATE = "1/hour";
+    process.env.LEADS_RATE_LIMIT_READ = "1/hour";
+    try {
+      const lead = { leadName: "Limited Contract Lead", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+      const first = await send("POST", "/api/leads", { body: lead });
+      expect(first.status).toBe(201);
+      const limited = [await expectCode(send("POST", "/api/leads", { body: lead }), 429, "RATE_LIMITED")];
+      expect((await send("GET", "/api/leads")).status).toBe(200);
+      for (const path of ["/api/leads", ...SOURCE_PATHS, ...AGENT_PATHS]) {
+        limited.push(await expectCode(send("GET", path), 429, "RATE_LIMITED"));
+      }
+      for (const res of limited) {
+        expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        expect(res.headers.get("ratelimit-policy")).toMatch(/^"(create|read)";q=1;w=3600$/);
+        const policy = res.headers.get("ratelimit-policy")!.split(";")[0];
+        expect(res.headers.get("ratelimit")).toBe(`${policy};r=0;t=${res.headers.get("retry-after")}`);
+      }
+    } finally {
+      delete process.env.LEADS_RATE_LIMIT_CREATE;
+      delete process.env.LEADS_RATE_LIMIT_READ;
+    }
+  });
+});
+
 describe("contract: paths and methods outside the document", () => {
   it("answers an unknown path with the documented 404 and an unsupported method with the documented 405", async () => {
     for (const path of ["/api/v1/leads", "/api/leads/123", "/api/webhooks"]) {

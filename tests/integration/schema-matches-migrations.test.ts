@@ -60,7 +60,7 @@ const columnOf = (model: DmmfModel, fieldName: string) => {
 const modelNamed = (name: string) => models.find((m) => m.name === name)!;
 
 function columnType(field: DmmfField): string {
-  const base: Record<string, string> = { String: "text", Int: "int4", Boolean: "bool", BigInt: "int8", Float: "float8" };
+  const base: Record<string, string> = { String: "text", Int: "int4", Boolean: "bool", BigInt: "int8", Float: "float8", Bytes: "bytea" };
   if (field.type === "DateTime") {
     const [native, args] = field.nativeType ?? ["Timestamp", ["3"]];
     return `${native === "Timestamptz" ? "timestamptz" : "timestamp"}(${args[0] ?? 3})`;

@@ -5,13 +5,14 @@ import { describe, expect, it } from "vitest";
 /**
  * The layers of the project's code, top first: a file may import its own layer or a lower one, never a higher
  * one, and no file reaches itself through its imports. Route -> wrapper -> start-up -> domain -> data access ->
- * client -> settings (lib/settings.mjs) -> generated Prisma client. The consumers of the contract (routes, document, client, importer, tracing,
+ * client -> settings (lib/settings.mjs) -> generated Prisma client. The consumers of the contract (routes, document,
+ * client, importer, tracing, metrics,
  * the launcher, the tools, the benchmark and the tests) stand at the top.
  */
 const LAYERS: [string, string[]][] = [
   [
     "consumers",
-    ["app/", "components/", "instrumentation.ts", "lib/openapi/", "lib/client/", "lib/importer/", "lib/tracing.ts", "lib/runtime/", "scripts/", "bench/", "tests/"],
+    ["app/", "components/", "instrumentation.ts", "lib/openapi/", "lib/client/", "lib/importer/", "lib/tracing.ts", "lib/metrics.ts", "lib/runtime/", "scripts/", "bench/", "tests/"],
   ],
   ["wrapper", ["lib/api/"]],
   ["start-up", ["lib/startup/"]],

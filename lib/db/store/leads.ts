@@ -25,6 +25,8 @@ export interface InsertedLeadRow {
   referrerId: string;
   referrerName: string;
   referrerKind: string;
+  /** `ads` or `other` for a source account (the host's column, so possibly something else), null for a person. */
+  referrerSourceType: string | null;
 }
 
 /**
@@ -33,7 +35,9 @@ export interface InsertedLeadRow {
  */
 function namedAccountSql(referrer: Exclude<ReferrerRow, { newSource: NewSourceRow }>): Prisma.Sql {
   if ("source" in referrer) return namedSourceSql(referrer.source);
-  return Prisma.sql`SELECT id, name, kind FROM customers WHERE id = ${referrer.accountId} AND kind IN ('person', 'source')`;
+  return Prisma.sql`
+    SELECT id, name, kind, source_type AS "sourceType" FROM customers
+    WHERE id = ${referrer.accountId} AND kind IN ('person', 'source')`;
 }
 
 /** Whether an existing account is the referrer an account id names. */
@@ -44,10 +48,12 @@ export async function accountExists(db: Db, accountId: string): Promise<boolean>
 /** The referrer CTE, `referrer (id, name, kind)` with at most one row; the creation statement is its only reader. */
 function referrerCte(referrer: ReferrerRow): Prisma.Sql {
   if (!("newSource" in referrer)) return Prisma.sql`referrer AS (${namedAccountSql(referrer)})`;
-  const { id, name } = referrer.newSource;
+  const { id, name, sourceType } = referrer.newSource;
   return Prisma.sql`
     ${insertSourceCtes(referrer.newSource)},
-    referrer AS (SELECT ${id}::text AS id, ${name}::text AS name, 'source'::text AS kind)`;
+    referrer AS (
+      SELECT ${id}::text AS id, ${name}::text AS name, 'source'::text AS kind, ${sourceType}::text AS "sourceType"
+    )`;
 }
 
 /** `(columns)` and `values` of the fields given, in their order; `referrer.id` and now() where named. */
@@ -86,7 +92,8 @@ export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Prisma.S
       INSERT INTO audit_entries (referral_id, action, actor, created_at)
       SELECT id, 'lead.created', 'lead-intake-api', now() FROM referral
     )
-    SELECT referral.id, referrer.id AS "referrerId", referrer.name AS "referrerName", referrer.kind AS "referrerKind"
+    SELECT referral.id, referrer.id AS "referrerId", referrer.name AS "referrerName", referrer.kind AS "referrerKind",
+      referrer."sourceType" AS "referrerSourceType"
     FROM referral, referrer`;
 }
 

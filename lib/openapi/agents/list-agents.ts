@@ -23,5 +23,5 @@ export const listAgents = operation({
       },
     },
   },
-  errors: ["UNAUTHORIZED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  errors: ["UNAUTHORIZED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
 });

@@ -73,6 +73,7 @@ export const createLead = operation({
     "INVALID_CONTENT_TYPE",
     "INVALID_AGENT",
     "INVALID_REFERRER",
+    "RATE_LIMITED",
     "INTERNAL_ERROR",
     "API_NOT_CONFIGURED",
     "ASSIGNMENT_NOT_CONFIGURED",

@@ -26,5 +26,5 @@ export const listLeads = operation({
       },
     },
   },
-  errors: ["INVALID_INPUT", "UNAUTHORIZED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  errors: ["INVALID_INPUT", "UNAUTHORIZED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
 });

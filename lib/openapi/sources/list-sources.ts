@@ -26,6 +26,6 @@ export const listSources = operation({
       headers: { ETag: ref("headers/ETag") },
     },
   },
-  errors: ["INVALID_INPUT", "UNAUTHORIZED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  errors: ["INVALID_INPUT", "UNAUTHORIZED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
   invalidIn: "header",
 });
