@@ -22,5 +22,12 @@ export default defineConfig([
     files: ["tests/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
-  globalIgnores([".next/**", "lib/generated/**", "public/**", "bench/floor/.next/**", "bench/results/**", "next-env.d.ts"]),
+  globalIgnores([
+    ".next/**",
+    "lib/generated/**",
+    "public/**",
+    "bench/floor/.next/**",
+    "bench/results/**",
+    "next-env.d.ts",
+  ]),
 ]);

@@ -9,7 +9,11 @@ const nextConfig = {
   // Files no import of the app points at, so file tracing alone would leave them out: the migrations the
   // runner reads from the working directory (lib/db/migrate.ts), and the preload given to `node --import`.
   outputFileTracingIncludes: {
-    "/**": ["./prisma/migrations/**/*", "./lib/runtime/{next-server-preload,method-guard,server-timeouts}.mjs", "./lib/api/method-guard.json"],
+    "/**": [
+      "./prisma/migrations/**/*",
+      "./lib/runtime/{next-server-preload,method-guard,server-timeouts}.mjs",
+      "./lib/api/method-guard.json",
+    ],
   },
 };
 

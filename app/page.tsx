@@ -3,7 +3,8 @@ export default function Home() {
     <main>
       <h1>Lead Intake API</h1>
       <p>
-        Integrations create sales leads with <code>POST /api/leads</code>. See the <a href="/docs">API documentation</a>.
+        Integrations create sales leads with <code>POST /api/leads</code>. See the <a href="/docs">API documentation</a>
+        .
       </p>
     </main>
   );

@@ -15,7 +15,9 @@ export interface CpuMs {
 const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
 
 function pids(args: string[]): string[] {
-  return execFileSync("ps", ["-o", "pid=", ...args], { encoding: "utf8" }).split("\n").filter((line) => line.trim());
+  return execFileSync("ps", ["-o", "pid=", ...args], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.trim());
 }
 
 function ticks(pid: string): number {
@@ -41,21 +43,36 @@ function databaseCpuMs(dataDir: string): number {
 }
 
 function machineCpuMs(): number {
-  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   return (user + nice + system + irq + softirq + steal) * TICK_MS;
 }
 
 function cpuNow(group: ProcessGroup, databaseDir: string): CpuMs {
-  return { server: cpuMs(pids(["-g", String(group.pid)])), database: databaseCpuMs(databaseDir), machine: machineCpuMs() };
+  return {
+    server: cpuMs(pids(["-g", String(group.pid)])),
+    database: databaseCpuMs(databaseDir),
+    machine: machineCpuMs(),
+  };
 }
 
 /** Runs `run` and returns its result with the CPU ms per request it cost the server, PostgreSQL and the machine. */
-export async function withCpu(group: ProcessGroup, databaseDir: string, run: () => Promise<Load>): Promise<Load & { cpuMs: CpuMs }> {
+export async function withCpu(
+  group: ProcessGroup,
+  databaseDir: string,
+  run: () => Promise<Load>,
+): Promise<Load & { cpuMs: CpuMs }> {
   const before = cpuNow(group, databaseDir);
   const result = await run();
   const after = cpuNow(group, databaseDir);
   const perRequest = (key: keyof CpuMs) => round2((after[key] - before[key]) / result.requests);
-  return { ...result, cpuMs: { server: perRequest("server"), database: perRequest("database"), machine: perRequest("machine") } };
+  return {
+    ...result,
+    cpuMs: { server: perRequest("server"), database: perRequest("database"), machine: perRequest("machine") },
+  };
 }
 
 /** Resident memory of the `next-server` process inside a server's process group, in MB. */

@@ -68,5 +68,7 @@ export async function fillTo(pool: pg.Pool, size: number): Promise<void> {
      COMMIT`,
   );
   // Vacuumed as well, so the measurements do not share the cores with the autovacuum the bulk load triggers.
-  await pool.query("VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks");
+  await pool.query(
+    "VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks",
+  );
 }

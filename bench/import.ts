@@ -21,7 +21,11 @@ const row = (run: string, i: number) => `Bench Import ${run} ${i},01${String(10_
 
 export async function benchImport(baseUrl: string, apiKey: string, rows = ROWS): Promise<ImportBench> {
   const concurrency = DEFAULT_CONCURRENCY;
-  const body = JSON.stringify({ leadName: "Bench Import Post", leadMobileNumber: "012-345 6789", referrer: "Bench Import Source" });
+  const body = JSON.stringify({
+    leadName: "Bench Import Post",
+    leadMobileNumber: "012-345 6789",
+    referrer: "Bench Import Source",
+  });
   // The same number of POSTs as the import sends, so both meet the same table sizes.
   const postStarted = performance.now();
   const post = await autocannon({

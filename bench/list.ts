@@ -30,8 +30,17 @@ export async function measureList(service: string, pool: pg.Pool): Promise<Recor
     console.log(`GET /api/leads at ${size} leads...`);
     await fillTo(pool, size);
     const unfiltered = await load(`${service}/api/leads?limit=100`, 4, GET_SECONDS);
-    const filtered = await load(`${service}/api/leads?limit=100&referrer=${encodeURIComponent(FILTERED_SOURCE)}`, 4, GET_SECONDS);
-    list[size] = { p50Ms: unfiltered.p50, p99Ms: unfiltered.p99, filteredP50Ms: filtered.p50, filteredP99Ms: filtered.p99 };
+    const filtered = await load(
+      `${service}/api/leads?limit=100&referrer=${encodeURIComponent(FILTERED_SOURCE)}`,
+      4,
+      GET_SECONDS,
+    );
+    list[size] = {
+      p50Ms: unfiltered.p50,
+      p99Ms: unfiltered.p99,
+      filteredP50Ms: filtered.p50,
+      filteredP99Ms: filtered.p99,
+    };
     if (size === SIZES[SIZES.length - 1]) {
       const deep = await load(`${service}/api/leads?limit=100&offset=500000`, 4, GET_SECONDS);
       list[size].deepOffsetP50Ms = deep.p50;

@@ -18,7 +18,12 @@ export interface Load {
   requests: number;
 }
 
-export async function load(url: string, connections: number, seconds: number, method: "GET" | "POST" = "GET"): Promise<Load> {
+export async function load(
+  url: string,
+  connections: number,
+  seconds: number,
+  method: "GET" | "POST" = "GET",
+): Promise<Load> {
   const result = await autocannon({
     url,
     connections,
@@ -29,7 +34,12 @@ export async function load(url: string, connections: number, seconds: number, me
   });
   const failed = result.errors + result.timeouts + result.non2xx;
   if (failed) throw new Error(`${method} ${url}: ${failed} failed requests of ${result.requests.total}`);
-  return { rps: round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
+  return {
+    rps: round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+  };
 }
 
 export function round(n: number): number {

@@ -7,7 +7,15 @@
 // their share too: what scaling out costs, not what it gains.
 import type { StatementMode } from "@/lib/db/connect";
 import { startNextServer, waitUntilReady, type NextServer } from "@/scripts/next-server";
-import { pgbouncerTracksPreparedStatements, pgbouncerVersion, POOLER_POOL_SIZE, startLoadBalancer, startPgBouncer, type LoadBalancer, type PgBouncer } from "@/scripts/pooler";
+import {
+  pgbouncerTracksPreparedStatements,
+  pgbouncerVersion,
+  POOLER_POOL_SIZE,
+  startLoadBalancer,
+  startPgBouncer,
+  type LoadBalancer,
+  type PgBouncer,
+} from "@/scripts/pooler";
 import { KEY, load } from "./load";
 import { WARM_SECONDS } from "./post";
 import type { Server } from "./servers";
@@ -31,13 +39,17 @@ const ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
 
 export async function measurePooled(service: Server, databaseUrl: string): Promise<PooledFigures> {
   const statements: StatementMode = pgbouncerTracksPreparedStatements() ? "named" : "unnamed";
-  const bouncer: PgBouncer = await startPgBouncer(databaseUrl, statements === "named" ? { maxPreparedStatements: 200 } : {});
+  const bouncer: PgBouncer = await startPgBouncer(
+    databaseUrl,
+    statements === "named" ? { maxPreparedStatements: 200 } : {},
+  );
   const servers: NextServer[] = [];
   let balancer: LoadBalancer | undefined;
   try {
     const env = { DATABASE_URL: bouncer.url(databaseUrl), DATABASE_STATEMENTS: statements, LEADS_API_KEY: KEY };
     // One at a time: three builds' worth of start-up at once on 2 cores is slow, and not what is measured.
-    for (let i = 0; i < PROCESSES; i++) servers.push(await startNextServer({ shape: "next-start", preload: true, env }));
+    for (let i = 0; i < PROCESSES; i++)
+      servers.push(await startNextServer({ shape: "next-start", preload: true, env }));
     balancer = await startLoadBalancer(servers.map((s) => s.baseUrl));
     const pooledUrl = `${balancer.url}/api/leads`;
     const directUrl = `${service.url}${service.postPath}`;

@@ -70,7 +70,12 @@ export async function measurePost(
       }
     }
     const [service, floor, floorWithStatement, bare] = SERVERS.map((name) => medianRun(runs[name]));
-    cpu[connections] = { service: service.cpuMs, floor: floor.cpuMs, floorWithStatement: floorWithStatement.cpuMs, bare: bare.cpuMs };
+    cpu[connections] = {
+      service: service.cpuMs,
+      floor: floor.cpuMs,
+      floorWithStatement: floorWithStatement.cpuMs,
+      bare: bare.cpuMs,
+    };
     post[connections] = {
       serviceRps: service.rps,
       floorRps: floor.rps,
@@ -99,7 +104,11 @@ function medianRun(runs: Measured[]): Measured {
     p50: median((r) => r.p50),
     p99: median((r) => r.p99),
     requests: median((r) => r.requests),
-    cpuMs: { server: median((r) => r.cpuMs.server), database: median((r) => r.cpuMs.database), machine: median((r) => r.cpuMs.machine) },
+    cpuMs: {
+      server: median((r) => r.cpuMs.server),
+      database: median((r) => r.cpuMs.database),
+      machine: median((r) => r.cpuMs.machine),
+    },
   };
 }
 

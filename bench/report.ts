@@ -70,7 +70,9 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
       postPooledThreeOverOneAt64: round2(m.pooled.pooledRps / m.pooled.directRps),
       ...optionRatios(m.options),
-      sourcesNotModifiedOverListAt100k: round2(m.sourcesScale.many.sourcesListNotModified.p50Ms / m.sourcesScale.many.sourcesList.p50Ms),
+      sourcesNotModifiedOverListAt100k: round2(
+        m.sourcesScale.many.sourcesListNotModified.p50Ms / m.sourcesScale.many.sourcesList.p50Ms,
+      ),
       ...m.hostBulk.ratios,
     },
     durationSeconds: Math.round((Date.now() - startedAt) / 1000),
@@ -145,7 +147,9 @@ function toMarkdown(r: BenchResult): string {
     "",
     "| CPU ms per POST at 16 connections | server process | PostgreSQL | whole machine |",
     "|---|---|---|---|",
-    ...Object.entries(r.cpuMsPerRequest[16]).map(([name, c]) => `| ${SERVER_NAMES[name as keyof PostCpu]} | ${c.server} | ${c.database} | ${c.machine} |`),
+    ...Object.entries(r.cpuMsPerRequest[16]).map(
+      ([name, c]) => `| ${SERVER_NAMES[name as keyof PostCpu]} | ${c.server} | ${c.database} | ${c.machine} |`,
+    ),
     "",
     "| Ratio | Value | Target |",
     "|---|---|---|",

@@ -50,12 +50,25 @@ async function main() {
       const rssEnd = serverRssMb(servers.service.group);
       console.log("Requests against the number of sources (200, then 100,000)...");
       const sourcesScale = await measureSourcesScale(pool, servers.service.url, KEY);
-      console.log("The host's INSERT, UPDATE and DELETE of 100,000 referrals with the module's triggers and without...");
+      console.log(
+        "The host's INSERT, UPDATE and DELETE of 100,000 referrals with the module's triggers and without...",
+      );
       const hostBulk = await measureHostBulk(pool);
       console.log("The importer on 5,000 rows beside raw POST at its concurrency...");
       const imported = await benchImport(servers.service.url, KEY);
       const rssMb = { start: rssStart, end: rssEnd };
-      const measurements = { post, cpuMsPerRequest: cpu, pooled, options, list, reads, import: imported, sourcesScale, hostBulk, rssMb };
+      const measurements = {
+        post,
+        cpuMsPerRequest: cpu,
+        pooled,
+        options,
+        list,
+        reads,
+        import: imported,
+        sourcesScale,
+        hostBulk,
+        rssMb,
+      };
       await writeResult(toResult(measurements, startedAt));
     } finally {
       await stopServers(servers);

@@ -24,7 +24,14 @@ export interface Servers {
 }
 
 /** The floor's `next start` as the launcher starts the service's: Next itself, under the same heap settings. */
-const floorArgs = (port: number) => [...heapArgs(), fileURLToPath(import.meta.resolve("next/dist/bin/next")), "start", "bench/floor", "-p", String(port)];
+const floorArgs = (port: number) => [
+  ...heapArgs(),
+  fileURLToPath(import.meta.resolve("next/dist/bin/next")),
+  "start",
+  "bench/floor",
+  "-p",
+  String(port),
+];
 
 /** Builds the service and the framework floor (before any server starts, so the build's CPU is not measured). */
 export function buildServers(): void {
@@ -34,15 +41,28 @@ export function buildServers(): void {
 
 export async function startServers(databaseUrl: string): Promise<Servers> {
   const env = { DATABASE_URL: databaseUrl, LEADS_API_KEY: KEY };
-  const start = async (command: string, args: (port: number) => string[], serverEnv: Record<string, string>, postPath: string, readyPath: string) => {
+  const start = async (
+    command: string,
+    args: (port: number) => string[],
+    serverEnv: Record<string, string>,
+    postPath: string,
+    readyPath: string,
+  ) => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const group = await startProcessGroup(command, args(port), { ...serverEnv, PORT: String(port) }, `${url}${readyPath}`);
+    const group = await startProcessGroup(
+      command,
+      args(port),
+      { ...serverEnv, PORT: String(port) },
+      `${url}${readyPath}`,
+    );
     return { url, postPath, group };
   };
   const started: Server[] = [];
   try {
-    started.push(await start("node", () => ["lib/runtime/start.mjs", "--no-build"], env, "/api/leads", "/api/leads/sources"));
+    started.push(
+      await start("node", () => ["lib/runtime/start.mjs", "--no-build"], env, "/api/leads", "/api/leads/sources"),
+    );
     started.push(await start(process.execPath, floorArgs, {}, "/api/noop", "/api/noop"));
     const statementEnv = { DATABASE_URL: databaseUrl, BENCH_CREATION_STATEMENT: creationStatementForFloor() };
     started.push(await start(process.execPath, floorArgs, statementEnv, "/api/create", "/api/noop"));

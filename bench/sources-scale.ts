@@ -25,7 +25,11 @@ export interface SourcesScale {
 }
 
 /** Sequential requests, one connection: the latency of one request, not throughput. */
-async function time(count: number, send: (i: number) => Promise<Response>, status?: number): Promise<Timing & { bytes: number }> {
+async function time(
+  count: number,
+  send: (i: number) => Promise<Response>,
+  status?: number,
+): Promise<Timing & { bytes: number }> {
   const ms: number[] = [];
   let bytes = 0;
   for (let i = 0; i < count; i++) {
@@ -33,7 +37,8 @@ async function time(count: number, send: (i: number) => Promise<Response>, statu
     const response = await send(i);
     const body = await response.arrayBuffer();
     ms.push(performance.now() - started);
-    if (status === undefined ? !response.ok : response.status !== status) throw new Error(`${response.url}: ${response.status}`);
+    if (status === undefined ? !response.ok : response.status !== status)
+      throw new Error(`${response.url}: ${response.status}`);
     bytes = body.byteLength;
   }
   ms.sort((a, b) => a - b);
@@ -43,13 +48,18 @@ async function time(count: number, send: (i: number) => Promise<Response>, statu
 
 async function measure(pool: pg.Pool, service: string, key: string, round: string): Promise<SourcesScale> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const get = (path: string, more: Record<string, string> = {}) => fetch(`${service}${path}`, { headers: { ...headers, ...more } });
+  const get = (path: string, more: Record<string, string> = {}) =>
+    fetch(`${service}${path}`, { headers: { ...headers, ...more } });
   const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE kind = 'source'`);
   const post = (i: number) =>
     fetch(`${service}/api/leads`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ leadName: "Scale Lead", leadMobileNumber: "012-345 6789", referrer: `New Scale Source ${round} ${i}` }),
+      body: JSON.stringify({
+        leadName: "Scale Lead",
+        leadMobileNumber: "012-345 6789",
+        referrer: `New Scale Source ${round} ${i}`,
+      }),
     });
   const latency = ({ p50Ms, p99Ms }: Timing) => ({ p50Ms, p99Ms });
   /** The list's current ETag, as a caller that keeps the list has it. */
@@ -61,10 +71,14 @@ async function measure(pool: pg.Pool, service: string, key: string, round: strin
   return {
     sources: rows[0].n,
     newNamePost: latency(await time(REQUESTS, post)),
-    unknownReferrerGet: latency(await time(REQUESTS, (i) => get(`/api/leads?referrer=${encodeURIComponent(`Unknown ${round} ${i}`)}`))),
+    unknownReferrerGet: latency(
+      await time(REQUESTS, (i) => get(`/api/leads?referrer=${encodeURIComponent(`Unknown ${round} ${i}`)}`)),
+    ),
     listFirstPage: latency(await time(REQUESTS, () => get("/api/leads?limit=100"))),
     sourcesList: await time(Math.max(5, REQUESTS / 20), () => get("/api/leads/sources")),
-    sourcesListNotModified: await currentEtag().then((etag) => time(REQUESTS, () => get("/api/leads/sources", { "if-none-match": etag }), 304)),
+    sourcesListNotModified: await currentEtag().then((etag) =>
+      time(REQUESTS, () => get("/api/leads/sources", { "if-none-match": etag }), 304),
+    ),
   };
 }
 

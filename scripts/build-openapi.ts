@@ -17,6 +17,9 @@ writeFileSync(path.join(root, "public/openapi.json"), `${JSON.stringify(document
 const swaggerUi = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 const target = path.join(root, "public/swagger-ui");
 mkdirSync(target, { recursive: true });
-for (const file of ["swagger-ui.css", "swagger-ui-bundle.js"]) copyFileSync(path.join(swaggerUi, file), path.join(target, file));
+for (const file of ["swagger-ui.css", "swagger-ui-bundle.js"])
+  copyFileSync(path.join(swaggerUi, file), path.join(target, file));
 
-console.log(`Wrote public/openapi.json (OpenAPI ${document.openapi}, contract ${document.info.version}) and public/swagger-ui/`);
+console.log(
+  `Wrote public/openapi.json (OpenAPI ${document.openapi}, contract ${document.info.version}) and public/swagger-ui/`,
+);

@@ -61,7 +61,8 @@ if (values.help) {
 }
 if (positionals.length !== 1) fail("Give exactly one input FILE.");
 const concurrency = Number(values.concurrency);
-if (!/^[0-9]+$/.test(values.concurrency) || concurrency < 1 || concurrency > 64) fail("--concurrency must be an integer from 1 to 64.");
+if (!/^[0-9]+$/.test(values.concurrency) || concurrency < 1 || concurrency > 64)
+  fail("--concurrency must be an integer from 1 to 64.");
 try {
   new URL(values["base-url"]);
 } catch {
@@ -69,14 +70,18 @@ try {
 }
 const apiKey = process.env.LEADS_API_KEY ?? "";
 if (!apiKey && !values["dry-run"]) {
-  fail(`No key: set LEADS_API_KEY to the service's key, or run from the folder whose ${ENV_FILE} holds it (npm start writes it there).`);
+  fail(
+    `No key: set LEADS_API_KEY to the service's key, or run from the folder whose ${ENV_FILE} holds it (npm start writes it there).`,
+  );
 }
 
 const file = positionals[0];
 const stopping = new AbortController();
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
-    process.stderr.write(`\n${signal}: finishing the requests in flight, then stopping. Run the same command to resume.\n`);
+    process.stderr.write(
+      `\n${signal}: finishing the requests in flight, then stopping. Run the same command to resume.\n`,
+    );
     stopping.abort();
   });
 }

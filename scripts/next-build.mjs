@@ -6,7 +6,10 @@ const WARNING = /^\s*(?:⚠|warning\b)|\bbuild encountered \d+ warnings?\b/im;
 const child = spawn("next", ["build"], { stdio: ["inherit", "pipe", "pipe"] });
 let output = "";
 let warned = false;
-for (const [stream, sink] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+for (const [stream, sink] of [
+  [child.stdout, process.stdout],
+  [child.stderr, process.stderr],
+]) {
   stream.on("data", (chunk) => {
     sink.write(chunk);
     // A line may arrive in two chunks: the last few kilobytes are kept to be checked with the next one.

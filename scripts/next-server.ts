@@ -53,9 +53,13 @@ export async function startNextServer({ shape, preload, env, port }: NextServerO
 export async function waitUntilReady(baseUrl: string, waitMs = 60_000): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const status = await fetch(`${baseUrl}/api/health/ready`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status, () => 0);
+    const status = await fetch(`${baseUrl}/api/health/ready`, { signal: AbortSignal.timeout(3_000) }).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${baseUrl} is not ready after ${waitMs / 1000} s (last answer: ${status || "none"})`);
+    if (Date.now() > deadline)
+      throw new Error(`${baseUrl} is not ready after ${waitMs / 1000} s (last answer: ${status || "none"})`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

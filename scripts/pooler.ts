@@ -47,7 +47,10 @@ export async function startPgBouncer(upstream: string, { maxPreparedStatements =
   const server = new URL(upstream);
   const dir = mkdtempSync(path.join(tmpdir(), "lead-intake-pgbouncer-"));
   const port = await freePort();
-  writeFileSync(path.join(dir, "userlist.txt"), `"${decodeURIComponent(server.username)}" "${decodeURIComponent(server.password)}"\n`);
+  writeFileSync(
+    path.join(dir, "userlist.txt"),
+    `"${decodeURIComponent(server.username)}" "${decodeURIComponent(server.password)}"\n`,
+  );
   const settings = [
     "[databases]",
     // The service's statement timeout on every server connection: PgBouncer does not pass the
@@ -108,7 +111,10 @@ export interface LoadBalancer {
  * readiness check fails. `timeout http-request` bounds a slow request at the proxy, for
  * servers started without the preload's request timeouts (docs/host-guide.md, "Deployment shapes").
  */
-export async function startLoadBalancer(backends: string[], { httpRequestTimeoutMs = 30_000 } = {}): Promise<LoadBalancer> {
+export async function startLoadBalancer(
+  backends: string[],
+  { httpRequestTimeoutMs = 30_000 } = {},
+): Promise<LoadBalancer> {
   const dir = mkdtempSync(path.join(tmpdir(), "lead-intake-haproxy-"));
   const port = await freePort();
   const settings = [

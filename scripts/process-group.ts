@@ -52,10 +52,17 @@ export async function startProcessGroup(
       kept += chunk.length;
     } else dropped += chunk.length;
   };
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? code!)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(signal ?? code!)),
+  );
   const read = () => {
     if (dropped) throw new Error(`${command} printed more than ${OUTPUT_LIMIT} bytes (${dropped} more not kept)`);
     return output;

@@ -9,7 +9,13 @@ import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { embeddedDataDir, embeddedUrl, runningPostmaster, startEmbeddedPostgres, StartupError } from "@/lib/runtime/embedded-postgres.mjs";
+import {
+  embeddedDataDir,
+  embeddedUrl,
+  runningPostmaster,
+  startEmbeddedPostgres,
+  StartupError,
+} from "@/lib/runtime/embedded-postgres.mjs";
 import { numericSetting } from "@/lib/settings.mjs";
 import { readFixture } from "./seed/fixture";
 import { seed } from "./seed/load";

@@ -76,7 +76,10 @@ const command = process.argv[2];
 if (command === "folds") {
   const file = path.join(import.meta.dirname, "../lib/leads/source-key-folds.json");
   // Non-ASCII as \u escapes: the file stays readable (combining marks and look-alikes are in the table).
-  const json = JSON.stringify(foldsFromUnicode(), null, 2).replace(/[^\x20-\x7e\n]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const json = JSON.stringify(foldsFromUnicode(), null, 2).replace(
+    /[^\x20-\x7e\n]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
   writeFileSync(file, `${json}\n`);
   console.log(`wrote ${file}`);
 } else if (command === "sql") {

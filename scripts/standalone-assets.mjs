@@ -5,8 +5,12 @@
 import { cpSync, existsSync, rmSync } from "node:fs";
 
 const STANDALONE = ".next/standalone";
-if (!existsSync(STANDALONE)) throw new Error(`${STANDALONE} is missing: next.config.mjs must keep output: "standalone"`);
-for (const [from, to] of [["public", `${STANDALONE}/public`], [".next/static", `${STANDALONE}/.next/static`]]) {
+if (!existsSync(STANDALONE))
+  throw new Error(`${STANDALONE} is missing: next.config.mjs must keep output: "standalone"`);
+for (const [from, to] of [
+  ["public", `${STANDALONE}/public`],
+  [".next/static", `${STANDALONE}/.next/static`],
+]) {
   rmSync(to, { recursive: true, force: true });
   cpSync(from, to, { recursive: true });
 }

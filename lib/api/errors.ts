@@ -55,8 +55,7 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: {
     status: 405,
     message: "Method not supported on this path",
-    when:
-      "Method not supported on this path (the `Allow` header lists the supported ones). For a documented operation: the deployed version differs from this contract; consult the administrator.",
+    when: "Method not supported on this path (the `Allow` header lists the supported ones). For a documented operation: the deployed version differs from this contract; consult the administrator.",
     retry: ADMIN,
   },
   PAYLOAD_TOO_LARGE: {
@@ -106,8 +105,7 @@ export const ERRORS = {
   RATE_LIMITED: {
     status: 429,
     message: "Too many requests with this key; retry after the number of seconds in Retry-After",
-    when:
-      "This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.",
+    when: "This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.",
     retry:
       "Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.",
     rateLimitHeaders: true,
@@ -177,7 +175,13 @@ export function boundedIssues(first: readonly Issue[], total = first.length): Is
   const listed = first.slice(0, MAX_ISSUES);
   if (total <= listed.length) return listed;
   const rest = total - listed.length;
-  return [...listed, { path: "", message: `${rest} more ${rest === 1 ? "issue" : "issues"} not listed (only the first ${MAX_ISSUES} are)` }];
+  return [
+    ...listed,
+    {
+      path: "",
+      message: `${rest} more ${rest === 1 ? "issue" : "issues"} not listed (only the first ${MAX_ISSUES} are)`,
+    },
+  ];
 }
 
 export class ApiError extends Error {

@@ -52,7 +52,8 @@ export function withoutKeys(path: string): string {
   const keys = configuredKeys();
   const decoded = path.includes("%") ? percentDecoded(path) : path;
   if (!keys.some((key) => decoded.includes(key) || path.includes(key))) return path;
-  const holdsKey = (segment: string) => keys.some((key) => segment.includes(key) || percentDecoded(segment).includes(key));
+  const holdsKey = (segment: string) =>
+    keys.some((key) => segment.includes(key) || percentDecoded(segment).includes(key));
   const redacted = path
     .split("/")
     .map((segment) => (holdsKey(segment) ? REDACTED : segment))

@@ -30,7 +30,9 @@ export function ifNoneMatch(request: Request): string[] | null {
   const condition = request.headers.get("if-none-match");
   if (condition === null) return null;
   if (condition.length > MAX_IF_NONE_MATCH_LENGTH) {
-    throw new ApiError("INVALID_INPUT", "Invalid headers", [issueAt(["If-None-Match"], tooLong(MAX_IF_NONE_MATCH_LENGTH))]);
+    throw new ApiError("INVALID_INPUT", "Invalid headers", [
+      issueAt(["If-None-Match"], tooLong(MAX_IF_NONE_MATCH_LENGTH)),
+    ]);
   }
   return condition.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
 }

@@ -62,7 +62,9 @@ export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly P
 /** One issue per path: the first check that failed is what to fix; the next may follow from it. */
 function firstPerPath(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
   const seen = new Set<string>();
-  return issues.filter((i) => i.code === "unrecognized_keys" || (!seen.has(joinPath(i.path)) && !!seen.add(joinPath(i.path))));
+  return issues.filter(
+    (i) => i.code === "unrecognized_keys" || (!seen.has(joinPath(i.path)) && !!seen.add(joinPath(i.path))),
+  );
 }
 
 function isTypeMismatch(branch: readonly z.core.$ZodIssue[]): boolean {

@@ -44,7 +44,12 @@ export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 200, ma
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** The success body each operation answers with, by its component name in the document. */
-const OK_BODY_NAMES = { createLead: "CreateLeadResponse", listLeads: "ListLeadsResponse", listSources: "SourcesResponse", listAgents: "AgentsResponse" };
+const OK_BODY_NAMES = {
+  createLead: "CreateLeadResponse",
+  listLeads: "ListLeadsResponse",
+  listSources: "SourcesResponse",
+  listAgents: "AgentsResponse",
+};
 
 /** Thrown by the `leads()` iterator when a page cannot be read; carries that page's outcome. */
 export class LeadsClientError extends Error {
@@ -63,7 +68,8 @@ interface ErrorFields<Code> {
 /** The documented error body of a response, if it is one: a known code that belongs to this status. */
 function errorFields<Code>(status: number, body: unknown): ErrorFields<Code> {
   const b = (body ?? {}) as { code?: unknown; error?: unknown; issues?: unknown };
-  const known = typeof b.code === "string" && Object.hasOwn(ERROR_CODES, b.code) && ERROR_CODES[b.code].status === status;
+  const known =
+    typeof b.code === "string" && Object.hasOwn(ERROR_CODES, b.code) && ERROR_CODES[b.code].status === status;
   return {
     code: known ? (b.code as Code) : null,
     error: known && typeof b.error === "string" ? b.error : `HTTP ${status}`,
@@ -82,9 +88,17 @@ function isTransient(status: number, code: string | null, retryAfterMs: number |
 }
 
 /** The shape check of a success body, as one sentence, or null when it holds what the document requires. */
-function unreadable(operation: keyof typeof OK_BODY_NAMES, method: string, path: string, status: number, body: unknown): string | null {
+function unreadable(
+  operation: keyof typeof OK_BODY_NAMES,
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+): string | null {
   const problem = departure(body, SUCCESS_BODIES[operation]);
-  return problem && `${method} ${path} answered ${status} with a body that is not a ${OK_BODY_NAMES[operation]} (${problem})`;
+  return (
+    problem && `${method} ${path} answered ${status} with a body that is not a ${OK_BODY_NAMES[operation]} (${problem})`
+  );
 }
 
 /**
@@ -134,7 +148,8 @@ export class LeadsClient {
       const { status, body: json, requestId, retryAfterMs } = answer;
       if (status === 201) {
         const error = unreadable("createLead", "POST", "/api/leads", status, json);
-        if (!error) return { outcome: "ok", status, data: json as never, code: null, error: null, issues: [], requestId };
+        if (!error)
+          return { outcome: "ok", status, data: json as never, code: null, error: null, issues: [], requestId };
         return { outcome: "uncertain", reason: "bad-response", status, code: null, error, issues: [], requestId };
       }
       const fields = errorFields<Code>(status, json);
@@ -149,7 +164,8 @@ export class LeadsClient {
         ...(status === 429 && retryAfterMs !== null ? { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) } : {}),
       };
       const wait = retryAfterMs ?? 0;
-      if (retryAfterMs === null || !isTransient(status, fields.code, retryAfterMs) || attempt >= this.retry.maxAttempts) return rejected;
+      if (retryAfterMs === null || !isTransient(status, fields.code, retryAfterMs) || attempt >= this.retry.maxAttempts)
+        return rejected;
       if (Date.now() + wait >= deadline || !(await pause(wait, options.signal))) return rejected;
     }
   }
@@ -186,7 +202,7 @@ export class LeadsClient {
    */
   async *leads(query: Omit<ListLeadsQuery, "offset"> = {}, options: CallOptions = {}): AsyncGenerator<ListedLead> {
     const seen = new Set<number>();
-    for (let offset = 0; ; ) {
+    for (let offset = 0; ;) {
       const page = await this.listLeads({ ...query, offset }, options);
       if (page.outcome !== "ok") throw new LeadsClientError(page);
       const before = seen.size;
@@ -198,7 +214,16 @@ export class LeadsClient {
       if (!page.data.pagination.hasMore) return;
       if (seen.size === before) {
         const error = `GET /api/leads said hasMore at offset ${offset} but listed no new lead; paging stopped`;
-        throw new LeadsClientError({ outcome: "failed", reason: "bad-response", status: page.status, code: null, error, issues: [], requestId: page.requestId, attempts: 1 });
+        throw new LeadsClientError({
+          outcome: "failed",
+          reason: "bad-response",
+          status: page.status,
+          code: null,
+          error,
+          issues: [],
+          requestId: page.requestId,
+          attempts: 1,
+        });
       }
       offset += page.data.pagination.limit;
     }
@@ -226,22 +251,49 @@ export class LeadsClient {
       let wait: number | null = null;
       if (answer.kind === "failure") {
         const reason = answer.reason === "refused" ? "connection" : answer.reason;
-        failed = { outcome: "failed", reason, status: null, code: null, error: answer.message, issues: [], requestId: null, attempts: attempt };
+        failed = {
+          outcome: "failed",
+          reason,
+          status: null,
+          code: null,
+          error: answer.message,
+          issues: [],
+          requestId: null,
+          attempts: attempt,
+        };
         if (reason === "aborted") return failed;
       } else {
         const { status, body, requestId, etag } = answer;
-        if (status === 304 && kept) return { outcome: "ok", status, data: kept.data as never, code: null, error: null, issues: [], requestId };
+        if (status === 304 && kept)
+          return { outcome: "ok", status, data: kept.data as never, code: null, error: null, issues: [], requestId };
         if (status === 200) {
           const error = unreadable(operation, "GET", path, status, body);
           if (!error) {
             if (operation === "listSources") this.sources = etag ? { etag, data: body as SourcesResponse } : null;
             return { outcome: "ok", status, data: body as never, code: null, error: null, issues: [], requestId };
           }
-          failed = { outcome: "failed", reason: "bad-response", status, code: null, error, issues: [], requestId, attempts: attempt };
+          failed = {
+            outcome: "failed",
+            reason: "bad-response",
+            status,
+            code: null,
+            error,
+            issues: [],
+            requestId,
+            attempts: attempt,
+          };
         } else {
           const fields = errorFields<Code>(status, body);
-          if (!isTransient(status, fields.code as string | null, answer.retryAfterMs)) return { outcome: "rejected", status, requestId, ...fields };
-          failed = { outcome: "failed", reason: status >= 500 ? "server-error" : "busy", status, requestId, ...fields, attempts: attempt };
+          if (!isTransient(status, fields.code as string | null, answer.retryAfterMs))
+            return { outcome: "rejected", status, requestId, ...fields };
+          failed = {
+            outcome: "failed",
+            reason: status >= 500 ? "server-error" : "busy",
+            status,
+            requestId,
+            ...fields,
+            attempts: attempt,
+          };
           wait = answer.retryAfterMs;
         }
       }

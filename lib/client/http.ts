@@ -35,7 +35,9 @@ const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
 function causeCodes(error: unknown): string[] {
   const cause = (error as { cause?: { code?: string; errors?: { code?: string }[] } })?.cause;
   if (!cause) return [];
-  const codes = [cause.code, ...(cause.errors ?? []).map((e) => e.code)].filter((c): c is string => typeof c === "string");
+  const codes = [cause.code, ...(cause.errors ?? []).map((e) => e.code)].filter(
+    (c): c is string => typeof c === "string",
+  );
   return [...new Set(codes)];
 }
 
@@ -50,7 +52,11 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | n
 export async function exchange(request: ExchangeRequest): Promise<Exchange> {
   const timeout = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-  const headers: Record<string, string> = { ...request.headers, authorization: `Bearer ${request.apiKey}`, accept: "application/json" };
+  const headers: Record<string, string> = {
+    ...request.headers,
+    authorization: `Bearer ${request.apiKey}`,
+    accept: "application/json",
+  };
   if (request.body !== undefined) headers["content-type"] = "application/json";
   try {
     const response = await fetch(request.url, {
@@ -77,7 +83,8 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
     };
   } catch (error) {
     if (request.signal?.aborted) return { kind: "failure", reason: "aborted", message: "Aborted by the caller" };
-    if (timeout.aborted) return { kind: "failure", reason: "timeout", message: `No complete answer within ${request.timeoutMs} ms` };
+    if (timeout.aborted)
+      return { kind: "failure", reason: "timeout", message: `No complete answer within ${request.timeoutMs} ms` };
     const codes = causeCodes(error);
     const message = `Connection failed${codes.length ? ` (${codes.join(", ")})` : ""}`;
     const refused = codes.length > 0 && codes.every((code) => NOT_SENT_CODES.has(code));

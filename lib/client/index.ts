@@ -1,3 +1,10 @@
-export { type CallOptions, type ClientOptions, DEFAULT_RETRY, LeadsClient, LeadsClientError, type RetryPolicy } from "./client.js";
+export {
+  type CallOptions,
+  type ClientOptions,
+  DEFAULT_RETRY,
+  LeadsClient,
+  LeadsClientError,
+  type RetryPolicy,
+} from "./client.js";
 export { ERROR_CODES } from "./contract.js";
 export type * from "./types.js";

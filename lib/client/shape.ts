@@ -27,7 +27,9 @@ function hasType(value: unknown, type: string): boolean {
 /** The first way `value` departs from `shape`, as "path: what is wrong", or null when it holds all it must. */
 export function departure(value: unknown, shape: Shape, path = "body"): string | null {
   if (shape.anyOf) {
-    return shape.anyOf.some((branch) => departure(value, branch, path) === null) ? null : `${path}: not any of its documented forms`;
+    return shape.anyOf.some((branch) => departure(value, branch, path) === null)
+      ? null
+      : `${path}: not any of its documented forms`;
   }
   if (shape.type && !shape.type.some((type) => hasType(value, type))) return `${path}: not ${shape.type.join(" or ")}`;
   if (shape.required && hasType(value, "object")) {

@@ -28,7 +28,9 @@ type SuccessStatus = 200 | 201;
 /** The body of an operation's success response. */
 export type SuccessBody<Op extends OperationId> = JsonBody<Responses<Op>[Extract<keyof Responses<Op>, SuccessStatus>]>;
 /** The error codes an operation is documented to answer with. */
-export type ErrorCode<Op extends OperationId> = CodeOf<JsonBody<Responses<Op>[Exclude<keyof Responses<Op>, SuccessStatus>]>>;
+export type ErrorCode<Op extends OperationId> = CodeOf<
+  JsonBody<Responses<Op>[Exclude<keyof Responses<Op>, SuccessStatus>]>
+>;
 type CodeOf<B> = B extends { code: infer C extends string } ? C : never;
 
 /**
@@ -91,5 +93,6 @@ export interface Failed<Code> extends Answer<Code> {
   attempts: number;
 }
 
-export type PostOutcome<Op extends OperationId> = Ok<SuccessBody<Op>> | Rejected<ErrorCode<Op>> | Uncertain<ErrorCode<Op>> | Unsent;
+export type PostOutcome<Op extends OperationId> =
+  Ok<SuccessBody<Op>> | Rejected<ErrorCode<Op>> | Uncertain<ErrorCode<Op>> | Unsent;
 export type GetOutcome<Op extends OperationId> = Ok<SuccessBody<Op>> | Rejected<ErrorCode<Op>> | Failed<ErrorCode<Op>>;

@@ -52,7 +52,11 @@ export function statementModeOf(value = process.env.DATABASE_STATEMENTS): Statem
  * unnamed ones (see StatementMode); the share of the pool read operations may hold
  * (lib/db/read-budget.ts).
  */
-export function createDatabaseClient(connectionString: string, poolSize = DEFAULT_POOL_SIZE, statements = statementModeOf()): Db {
+export function createDatabaseClient(
+  connectionString: string,
+  poolSize = DEFAULT_POOL_SIZE,
+  statements = statementModeOf(),
+): Db {
   const names = statements === "named" ? new StatementNames() : undefined;
   const pool = new pg.Pool({
     connectionString,

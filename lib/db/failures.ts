@@ -94,13 +94,19 @@ export function classifyFailure(error: unknown): Failure {
   // Prisma wraps the adapter's error: P2010 "raw query failed" says nothing by itself.
   const cause = (described.meta?.driverAdapterError ?? described).cause;
   if (cause && typeof cause.kind === "string") {
-    const code = typeof cause.originalCode === "string" ? cause.originalCode : typeof cause.code === "string" ? cause.code : undefined;
+    const code =
+      typeof cause.originalCode === "string"
+        ? cause.originalCode
+        : typeof cause.code === "string"
+          ? cause.code
+          : undefined;
     const kind = ADAPTER_KINDS.get(cause.kind) ?? (code ? CODES.get(code) : undefined) ?? "database-error";
     return code ? { kind, code } : { kind };
   }
   const code = typeof described.code === "string" ? described.code : undefined;
   const kind =
-    (code ? CODES.get(code) : undefined) ?? (typeof described.message === "string" ? DRIVER_MESSAGES.get(described.message) : undefined);
+    (code ? CODES.get(code) : undefined) ??
+    (typeof described.message === "string" ? DRIVER_MESSAGES.get(described.message) : undefined);
   if (kind) return code ? { kind, code } : { kind };
   // Any other error PostgreSQL itself reported (pg's DatabaseError carries a severity).
   if (code && typeof (error as { severity?: unknown }).severity === "string") return { kind: "database-error", code };

@@ -64,7 +64,10 @@ export const CHECKSUMS_FILE = path.join("prisma", "migrations", "checksums.json"
 export async function readMigrations(): Promise<Migration[]> {
   const dir = path.join(process.cwd(), "prisma", "migrations");
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const { earlier }: MigrationChecksums = JSON.parse(await readFile(path.join(process.cwd(), CHECKSUMS_FILE), "utf8"));
   return Promise.all(
     names.map(async (name) => {
@@ -122,7 +125,9 @@ async function applyNext(client: pg.Client, migrations: Migration[], lock: LockW
   await takeLock(client, lock);
   // Only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when the table
   // exists, and a runtime role that may only read and write data must start on an up-to-date database.
-  const { rows: found } = await client.query<{ exists: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`);
+  const { rows: found } = await client.query<{ exists: boolean }>(
+    `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
+  );
   if (!found[0].exists) await client.query(CREATE_MIGRATIONS_TABLE);
   const { rows } = await client.query<{ migration_name: string; checksum: string }>(
     `SELECT migration_name, checksum FROM "_prisma_migrations"
@@ -135,7 +140,8 @@ async function applyNext(client: pg.Client, migrations: Migration[], lock: LockW
       await apply(client, migration);
       return migration.name;
     }
-    if (checksum !== migration.checksum && !migration.earlierChecksums.includes(checksum)) throw new Error(`Migration ${migration.name} was changed after it was applied`);
+    if (checksum !== migration.checksum && !migration.earlierChecksums.includes(checksum))
+      throw new Error(`Migration ${migration.name} was changed after it was applied`);
   }
   return null;
 }
@@ -184,5 +190,7 @@ async function apply(client: pg.Client, migration: Migration): Promise<void> {
     [id, migration.checksum, migration.name],
   );
   await client.query(migration.sql);
-  await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
+  await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [
+    id,
+  ]);
 }

@@ -40,13 +40,17 @@ export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Pro
   const target = (db as WithDirect)[DIRECT];
   if (!target) throw new Error("queryPrepared needs a client from createDatabaseClient");
   // Prisma's instrumentation does not see this statement: its span, like Prisma's, has the SQL with placeholders, never values.
-  return tracer.startActiveSpan("lead_intake:db_query", { kind: SpanKind.CLIENT, attributes: { "db.system": "postgresql", "db.query.text": sql.text } }, async (span) => {
-    try {
-      return await send<Row>(target, sql);
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(
+    "lead_intake:db_query",
+    { kind: SpanKind.CLIENT, attributes: { "db.system": "postgresql", "db.query.text": sql.text } },
+    async (span) => {
+      try {
+        return await send<Row>(target, sql);
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 // Without a registered tracer provider (OTEL_EXPORTER_OTLP_ENDPOINT unset) this is OpenTelemetry's no-op tracer.

@@ -23,13 +23,19 @@ export class ImportFileError extends Error {
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
 
 const notRegular = (file: string) =>
-  new ImportFileError(`${file} is a symbolic link or not a regular file; the importer writes only regular files: remove it or give another path.`, "usage");
+  new ImportFileError(
+    `${file} is a symbolic link or not a regular file; the importer writes only regular files: remove it or give another path.`,
+    "usage",
+  );
 
 /** A failed file-system call as one sentence: what failed, the system's reason, what to do. */
 export function diskError(action: string, file: string, error: unknown): ImportFileError {
   if (error instanceof ImportFileError) return error;
   const reason = (error as Error).message.split(",")[0];
-  return new ImportFileError(`Could not ${action} ${file} (${reason}): fix that (disk space, permissions), then run the same command again.`, "io");
+  return new ImportFileError(
+    `Could not ${action} ${file} (${reason}): fix that (disk space, permissions), then run the same command again.`,
+    "io",
+  );
 }
 
 /** Refuses a path that exists as anything but a regular file: checked before a run sends anything. */

@@ -59,7 +59,10 @@ function readCsv(text: string): Omit<Input, "sha256"> {
   const [header = [], ...data] = records;
   const columns = header.map((name) => name.trim());
   const unknown = columns.filter((name) => !CSV_COLUMNS.includes(name));
-  if (unknown.length) throw new InputError(`Unknown CSV column(s): ${unknown.join(", ")}. Columns are the API's field names: ${CSV_COLUMNS.join(", ")}`);
+  if (unknown.length)
+    throw new InputError(
+      `Unknown CSV column(s): ${unknown.join(", ")}. Columns are the API's field names: ${CSV_COLUMNS.join(", ")}`,
+    );
   if (new Set(columns).size !== columns.length) throw new InputError("A CSV column is named twice");
   for (const required of ["leadName", "leadMobileNumber"]) {
     if (!columns.includes(required)) throw new InputError(`The CSV header has no ${required} column`);
@@ -77,7 +80,8 @@ function readCsv(text: string): Omit<Input, "sha256"> {
 function csvBody(fields: Record<string, string>): Pick<InputRow, "body" | "problem"> {
   const present = Object.entries(fields).filter(([, value]) => value !== "");
   const body: Record<string, unknown> = Object.fromEntries(present);
-  if ("referrer" in body && "referrerCustomerId" in body) return { body: null, problem: "Both referrer and referrerCustomerId are filled in" };
+  if ("referrer" in body && "referrerCustomerId" in body)
+    return { body: null, problem: "Both referrer and referrerCustomerId are filled in" };
   if ("referrerCustomerId" in body) {
     body.referrer = { customerId: body.referrerCustomerId };
     delete body.referrerCustomerId;
@@ -100,7 +104,12 @@ function readJsonLines(text: string): InputRow[] {
       rows.push({ row, fields: {}, body: null, problem: "Not a JSON object" });
       return;
     }
-    rows.push({ row, fields: flatten(body as Record<string, unknown>), body: body as CreateLeadRequest, problem: null });
+    rows.push({
+      row,
+      fields: flatten(body as Record<string, unknown>),
+      body: body as CreateLeadRequest,
+      problem: null,
+    });
   });
   return rows;
 }
@@ -109,8 +118,10 @@ function readJsonLines(text: string): InputRow[] {
 function flatten(body: Record<string, unknown>): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
-    const ref = name === "referrer" && value && typeof value === "object" ? (value as { customerId?: unknown }) : undefined;
-    if (ref && typeof ref.customerId === "string" && Object.keys(ref).length === 1) fields.referrerCustomerId = ref.customerId;
+    const ref =
+      name === "referrer" && value && typeof value === "object" ? (value as { customerId?: unknown }) : undefined;
+    if (ref && typeof ref.customerId === "string" && Object.keys(ref).length === 1)
+      fields.referrerCustomerId = ref.customerId;
     else fields[name] = typeof value === "string" ? value : JSON.stringify(value);
   }
   return fields;

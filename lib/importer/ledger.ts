@@ -17,9 +17,32 @@ import { Lock } from "@/lib/importer/lock";
 export type LedgerEntry =
   | { type: "input"; sha256: string; rows: number; at: string }
   | { type: "intent"; row: number; at: string }
-  | { type: "created"; row: number; referralId: number; leadCustomerId: string | null; requestId: string | null; reconciled?: true }
-  | { type: "rejected"; row: number; status: number | null; code: string | null; error: string; issues: Issue[]; requestId: string | null }
-  | { type: "uncertain"; row: number; reason: string; status: number | null; code: string | null; error: string; requestId: string | null }
+  | {
+      type: "created";
+      row: number;
+      referralId: number;
+      leadCustomerId: string | null;
+      requestId: string | null;
+      reconciled?: true;
+    }
+  | {
+      type: "rejected";
+      row: number;
+      status: number | null;
+      code: string | null;
+      error: string;
+      issues: Issue[];
+      requestId: string | null;
+    }
+  | {
+      type: "uncertain";
+      row: number;
+      reason: string;
+      status: number | null;
+      code: string | null;
+      error: string;
+      requestId: string | null;
+    }
   /** The server answered that it did nothing (refused, unavailable, not reachable): send again later, no reconciliation needed. */
   | { type: "unsent"; row: number; status: number | null; code: string | null; error: string }
   /** Reconciliation found no lead of this row: safe to send. */
@@ -28,7 +51,13 @@ export type LedgerEntry =
 export type RowState =
   | { state: "pending"; firstAttemptAt: string | null }
   | { state: "intent" | "uncertain"; firstAttemptAt: string }
-  | { state: "created"; referralId: number; leadCustomerId: string | null; requestId: string | null; reconciled: boolean }
+  | {
+      state: "created";
+      referralId: number;
+      leadCustomerId: string | null;
+      requestId: string | null;
+      reconciled: boolean;
+    }
   | { state: "rejected"; status: number | null; code: string | null; error: string; issues: Issue[] };
 
 const NEW: RowState = { state: "pending", firstAttemptAt: null };
@@ -44,7 +73,13 @@ function next(current: RowState, entry: LedgerEntry): RowState {
     case "absent":
       return { state: "pending", firstAttemptAt };
     case "created":
-      return { state: "created", referralId: entry.referralId, leadCustomerId: entry.leadCustomerId, requestId: entry.requestId, reconciled: !!entry.reconciled };
+      return {
+        state: "created",
+        referralId: entry.referralId,
+        leadCustomerId: entry.leadCustomerId,
+        requestId: entry.requestId,
+        reconciled: !!entry.reconciled,
+      };
     case "rejected":
       return { state: "rejected", status: entry.status, code: entry.code, error: entry.error, issues: entry.issues };
     default:
@@ -61,7 +96,12 @@ interface Pending {
 export class Ledger {
   private readonly states = new Map<number, RowState>();
   /** Rows per state other than pending, kept with `states` so progress updates do not walk every row. */
-  private readonly tally: Record<Exclude<RowState["state"], "pending">, number> = { intent: 0, uncertain: 0, created: 0, rejected: 0 };
+  private readonly tally: Record<Exclude<RowState["state"], "pending">, number> = {
+    intent: 0,
+    uncertain: 0,
+    created: 0,
+    rejected: 0,
+  };
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private failed: unknown = null;
@@ -84,7 +124,12 @@ export class Ledger {
     const lock = await Lock.acquire(ledgerPath);
     try {
       const existing = await openRegular(ledgerPath, constants.O_RDWR | constants.O_APPEND);
-      if (!existing) return new Ledger(await create(ledgerPath, { type: "input", sha256, rows, at: new Date().toISOString() }), lock, ledgerPath);
+      if (!existing)
+        return new Ledger(
+          await create(ledgerPath, { type: "input", sha256, rows, at: new Date().toISOString() }),
+          lock,
+          ledgerPath,
+        );
       const ledger = new Ledger(existing, lock, ledgerPath);
       try {
         const text = await existing.readFile("utf8").catch((error) => {
@@ -92,7 +137,11 @@ export class Ledger {
         });
         const complete = text.slice(0, text.lastIndexOf("\n") + 1);
         const entries = parse(complete);
-        if (!entries) throw new ImportFileError(`${ledgerPath} is not an import ledger: give another --ledger, or none for the default.`, "usage");
+        if (!entries)
+          throw new ImportFileError(
+            `${ledgerPath} is not an import ledger: give another --ledger, or none for the default.`,
+            "usage",
+          );
         const header = entries[0] as Extract<LedgerEntry, { type: "input" }>;
         if (header.sha256 !== sha256) {
           throw new ImportFileError(

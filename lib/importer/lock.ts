@@ -27,7 +27,11 @@ export class Lock {
   /** Takes the lock of `ledger` (`ledger.lock`), or throws ImportFileError saying who holds it and what to do. */
   static async acquire(ledger: string): Promise<Lock> {
     const path = `${ledger}.lock`;
-    const record = JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() } satisfies Owner);
+    const record = JSON.stringify({
+      pid: process.pid,
+      host: hostname(),
+      startedAt: new Date().toISOString(),
+    } satisfies Owner);
     await take(path, record, ledger);
     return new Lock(path, record);
   }
@@ -60,7 +64,11 @@ async function take(path: string, record: string, ledger: string): Promise<void>
       if (found === null) continue;
       const holder = owner.safeParse(safeJson(found)).data;
       if (!holder) throw refusal(path, "cannot be read (it was not written by this importer, or is damaged)");
-      if (holder.host !== hostname()) throw refusal(path, `belongs to pid ${holder.pid} on host ${holder.host} (started ${holder.startedAt}), which this host cannot check`);
+      if (holder.host !== hostname())
+        throw refusal(
+          path,
+          `belongs to pid ${holder.pid} on host ${holder.host} (started ${holder.startedAt}), which this host cannot check`,
+        );
       if (isAlive(holder.pid)) throw busy(ledger, holder);
 
       // Busy here means another run is replacing this stale lock right now: that run will hold it.
@@ -75,7 +83,10 @@ async function take(path: string, record: string, ledger: string): Promise<void>
         await unlink(guard).catch(() => {});
       }
     }
-    throw new ImportFileError(`The lock ${path} keeps changing: make sure only one import uses this ledger, then run again.`, "busy");
+    throw new ImportFileError(
+      `The lock ${path} keeps changing: make sure only one import uses this ledger, then run again.`,
+      "busy",
+    );
   } finally {
     await unlink(temporary).catch(() => {});
   }
@@ -109,7 +120,10 @@ const busy = (ledger: string, holder: Owner) =>
   );
 
 const refusal = (path: string, why: string) =>
-  new ImportFileError(`The ledger lock ${path} ${why}: if no import of this ledger is running on any host, delete ${path} and run again.`, "usage");
+  new ImportFileError(
+    `The ledger lock ${path} ${why}: if no import of this ledger is running on any host, delete ${path} and run again.`,
+    "usage",
+  );
 
 function isAlive(pid: number): boolean {
   try {

@@ -36,7 +36,8 @@ export class Progress {
     if (this.stderr.isTTY) {
       this.bar = new SingleBar({
         stream: this.stderr,
-        format: "{bar} {value}/{total} rows | {rate} rows/s | created {created} rejected {rejected} uncertain {uncertain}",
+        format:
+          "{bar} {value}/{total} rows | {rate} rows/s | created {created} rejected {rejected} uncertain {uncertain}",
         hideCursor: true,
       });
       this.bar.start(c.total, c.created + c.rejected, this.payload());

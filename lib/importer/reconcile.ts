@@ -66,7 +66,11 @@ export async function reconcile(client: LeadsClient, rows: Attempted[], claimed:
     const lead = parsed.data;
     const filter = typeof lead.referrer === "string" ? lead.referrer : lead.referrer.customerId;
     if (typeof lead.referrer !== "string" && !sourceIds.has(filter)) {
-      verdicts.push({ row, verdict: "unreconcilable", why: "the referrer is a person (or unknown) account, whose leads GET /api/leads does not list" });
+      verdicts.push({
+        row,
+        verdict: "unreconcilable",
+        why: "the referrer is a person (or unknown) account, whose leads GET /api/leads does not list",
+      });
       continue;
     }
     const values: Expected["values"] = {
@@ -117,7 +121,9 @@ function findAgent(agents: Agent[], id: string | number): string | undefined {
   return (agents.find((a) => a.id === text) ?? agents.find((a) => String(a.numericId) === text))?.platformId;
 }
 
-async function read<T>(pending: Promise<{ outcome: string; data?: T; status: number | null; code: string | null; error: string | null }>): Promise<T> {
+async function read<T>(
+  pending: Promise<{ outcome: string; data?: T; status: number | null; code: string | null; error: string | null }>,
+): Promise<T> {
   const result = await pending;
   if (result.outcome === "ok") return result.data as T;
   throw new ReconcileError({ status: result.status, code: result.code, error: result.error ?? "failed" });

@@ -34,7 +34,9 @@ const line = (cells: (string | number | null | undefined)[]) => `${cells.map(cel
 
 /** The messages of a rejection: each issue as `path: message`, else the error text. */
 export function messages(state: Extract<RowState, { state: "rejected" }>): string {
-  return state.issues.length ? state.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ") : state.error;
+  return state.issues.length
+    ? state.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ")
+    : state.error;
 }
 
 type Results = Record<keyof ReturnType<typeof resultPaths>, string>;
@@ -53,14 +55,22 @@ function render(input: Input, stateOf: (row: number) => RowState): Results {
 }
 
 /** Refuses, before anything is sent, results files that hold a line this ledger would not write again. */
-export async function checkResults(ledgerPath: string, input: Input, stateOf: (row: number) => RowState): Promise<void> {
+export async function checkResults(
+  ledgerPath: string,
+  input: Input,
+  stateOf: (row: number) => RowState,
+): Promise<void> {
   const results = render(input, stateOf);
   for (const [kind, file] of Object.entries(resultPaths(ledgerPath)) as [keyof Results, string][]) {
     await checkKept(file, results[kind], ledgerPath);
   }
 }
 
-export async function writeResults(ledgerPath: string, input: Input, stateOf: (row: number) => RowState): Promise<void> {
+export async function writeResults(
+  ledgerPath: string,
+  input: Input,
+  stateOf: (row: number) => RowState,
+): Promise<void> {
   const results = render(input, stateOf);
   for (const [kind, file] of Object.entries(resultPaths(ledgerPath)) as [keyof Results, string][]) {
     await checkKept(file, results[kind], ledgerPath);

@@ -73,7 +73,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   let ledger: Ledger;
   try {
     // Every file this run writes is checked before anything is sent.
-    for (const file of [options.ledgerPath, ...Object.values(resultPaths(options.ledgerPath))]) await checkRegularOrAbsent(file);
+    for (const file of [options.ledgerPath, ...Object.values(resultPaths(options.ledgerPath))])
+      await checkRegularOrAbsent(file);
     ledger = await Ledger.open(options.ledgerPath, input.sha256, input.rows.length);
   } catch (error) {
     if (error instanceof ImportFileError) return usage(error.message, FILE_ERROR_EXIT[error.kind]);
@@ -98,7 +99,10 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   let stop = null as "key" | "unavailable" | "disk" | null;
   /** The answer (or the failure to get one) that stopped the run, for its last sentence. */
   let stopCause = null as { status: number | null; code: string | null; error: string } | null;
-  const stopFor = (why: "key" | "unavailable", cause: { status: number | null; code: string | null; error: string }) => {
+  const stopFor = (
+    why: "key" | "unavailable",
+    cause: { status: number | null; code: string | null; error: string },
+  ) => {
     stop ??= why;
     stopCause ??= cause;
   };
@@ -118,7 +122,15 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     // Rows no body can be formed from are rejected here, once.
     for (const { row, body, problem } of input.rows) {
       if (!body && ledger.state(row).state === "pending") {
-        await ledger.append({ type: "rejected", row, status: null, code: "INVALID_ROW", error: problem!, issues: [], requestId: null });
+        await ledger.append({
+          type: "rejected",
+          row,
+          status: null,
+          code: "INVALID_ROW",
+          error: problem!,
+          issues: [],
+          requestId: null,
+        });
       }
     }
 
@@ -128,7 +140,9 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
 
     progress.start();
     const resend = new Set(options.resendUnreconciled ? unreconciled : []);
-    const queue = input.rows.filter(({ row, body }) => body && (ledger.state(row).state === "pending" || resend.has(row)));
+    const queue = input.rows.filter(
+      ({ row, body }) => body && (ledger.state(row).state === "pending" || resend.has(row)),
+    );
     if (options.resendUnreconciled) unreconciled = [];
     let taken = 0;
     const worker = async () => {
@@ -142,13 +156,16 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     progress.stop();
 
     // Answers lost in this run: a lead that was created is recognised now; the rest stay for the next run.
-    if (!stop) unreconciled = [...new Set([...unreconciled, ...(await reconcileOpen(true)).unreconciled])].sort((a, b) => a - b);
+    if (!stop)
+      unreconciled = [...new Set([...unreconciled, ...(await reconcileOpen(true)).unreconciled])].sort((a, b) => a - b);
   } catch (error) {
     progress.stop();
     if (error instanceof ReconcileError) {
       stop = error.outcome.status === 401 ? "key" : "unavailable";
       stopCause = error.outcome;
-      progress.say(`Reconciliation stopped: ${error.outcome.error}${error.outcome.status ? ` (HTTP ${error.outcome.status})` : ""}`);
+      progress.say(
+        `Reconciliation stopped: ${error.outcome.error}${error.outcome.status ? ` (HTTP ${error.outcome.status})` : ""}`,
+      );
     } else failed(error);
   } finally {
     await Promise.allSettled(writes);
@@ -158,7 +175,9 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
 
   const c = counts();
   const result: ImportResult = { exitCode: EXIT.OK, ...c, unreconciled };
-  const remaining = input.rows.some(({ row }) => ledger.state(row).state !== "created" && ledger.state(row).state !== "rejected");
+  const remaining = input.rows.some(
+    ({ row }) => ledger.state(row).state !== "created" && ledger.state(row).state !== "rejected",
+  );
   if (stop === "disk") result.exitCode = EXIT.IOERR;
   else if (stop === "key") result.exitCode = EXIT.NOPERM;
   else if (stop === "unavailable") result.exitCode = EXIT.UNAVAILABLE;
@@ -191,7 +210,17 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
       }
       case "rejected":
         if (DATA_ERROR_STATUSES.has(outcome.status)) {
-          record(ledger.append({ type: "rejected", row, status, code, error: outcome.error, issues: outcome.issues, requestId }));
+          record(
+            ledger.append({
+              type: "rejected",
+              row,
+              status,
+              code,
+              error: outcome.error,
+              issues: outcome.issues,
+              requestId,
+            }),
+          );
           progress.event({ event: "row", row, result: "rejected", status, code, issues: outcome.issues, requestId });
           break;
         }
@@ -205,7 +234,17 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
         progress.event({ event: "row", row, result: "unsent", error: outcome.error });
         break;
       case "uncertain":
-        record(ledger.append({ type: "uncertain", row, reason: outcome.reason, status, code, error: outcome.error, requestId }));
+        record(
+          ledger.append({
+            type: "uncertain",
+            row,
+            reason: outcome.reason,
+            status,
+            code,
+            error: outcome.error,
+            requestId,
+          }),
+        );
         progress.event({ event: "row", row, result: "uncertain", reason: outcome.reason, status, code, requestId });
         break;
     }
@@ -217,7 +256,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     const open: Attempted[] = [];
     for (const { row, body } of input.rows) {
       const state = ledger.state(row);
-      if (body && (state.state === "intent" || state.state === "uncertain")) open.push({ row, body, firstAttemptAt: state.firstAttemptAt });
+      if (body && (state.state === "intent" || state.state === "uncertain"))
+        open.push({ row, body, firstAttemptAt: state.firstAttemptAt });
     }
     const claimed = new Set<number>();
     for (const { row } of input.rows) {
@@ -244,13 +284,16 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
 
   function summarise(r: ImportResult): void {
     const paths = resultPaths(options.ledgerPath);
-    const lines = [`${options.file}: ${r.created} of ${r.total} rows created (${paths.created}), ${r.rejected} rejected (${paths.rejected}), ${r.uncertain} uncertain.`];
+    const lines = [
+      `${options.file}: ${r.created} of ${r.total} rows created (${paths.created}), ${r.rejected} rejected (${paths.rejected}), ${r.uncertain} uncertain.`,
+    ];
     const rejectedRows = input.rows.filter(({ row }) => ledger.state(row).state === "rejected");
     for (const { row } of rejectedRows.slice(0, LISTED_ROWS)) {
       const state = ledger.state(row);
       if (state.state === "rejected") lines.push(`  row ${row}: ${state.code ?? state.status} ${messages(state)}`);
     }
-    if (rejectedRows.length > LISTED_ROWS) lines.push(`  … ${rejectedRows.length - LISTED_ROWS} more in ${paths.rejected}`);
+    if (rejectedRows.length > LISTED_ROWS)
+      lines.push(`  … ${rejectedRows.length - LISTED_ROWS} more in ${paths.rejected}`);
     if (r.unreconciled.length) {
       lines.push(
         `Rows ${list(r.unreconciled)} may or may not have created a lead and cannot be checked through the API (person referrers). ` +
@@ -270,7 +313,10 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
 }
 
 /** Why the server could not take the rows, as one sentence naming it and the cause. */
-function unavailable(baseUrl: string, cause: { status: number | null; code: string | null; error: string } | null): string {
+function unavailable(
+  baseUrl: string,
+  cause: { status: number | null; code: string | null; error: string } | null,
+): string {
   const again = "run the same command again once it answers.";
   if (!cause || cause.status === null) {
     return `The server at ${baseUrl} is unreachable (${cause?.error ?? "no answer"}): start it, or give --base-url, then ${again}`;
@@ -280,11 +326,17 @@ function unavailable(baseUrl: string, cause: { status: number | null; code: stri
 }
 
 function list(rows: number[]): string {
-  return rows.length > LISTED_ROWS ? `${rows.slice(0, LISTED_ROWS).join(", ")} and ${rows.length - LISTED_ROWS} more` : rows.join(", ");
+  return rows.length > LISTED_ROWS
+    ? `${rows.slice(0, LISTED_ROWS).join(", ")} and ${rows.length - LISTED_ROWS} more`
+    : rows.join(", ");
 }
 
 /** Exit codes of the importer's file problems (lib/importer/files.ts). */
-const FILE_ERROR_EXIT: Record<ImportFileError["kind"], number> = { busy: EXIT.TEMPFAIL, usage: EXIT.USAGE, io: EXIT.IOERR };
+const FILE_ERROR_EXIT: Record<ImportFileError["kind"], number> = {
+  busy: EXIT.TEMPFAIL,
+  usage: EXIT.USAGE,
+  io: EXIT.IOERR,
+};
 
 function usage(message: string, exitCode: number = EXIT.USAGE): ImportResult {
   process.stderr.write(`${message}\n`);
@@ -293,17 +345,25 @@ function usage(message: string, exitCode: number = EXIT.USAGE): ImportResult {
 
 /** --dry-run: every row through the service's own schema; nothing is sent or written. */
 function dryRun(input: Input, options: ImportOptions): ImportResult {
-  const progress = new Progress(() => ({ total: input.rows.length, created: 0, rejected: 0, uncertain: 0 }), options.json);
+  const progress = new Progress(
+    () => ({ total: input.rows.length, created: 0, rejected: 0, uncertain: 0 }),
+    options.json,
+  );
   let invalid = 0;
   for (const { row, body, problem } of input.rows) {
     const parsed = body ? validate(createLeadBody, body) : null;
     if (parsed?.success) continue;
     invalid++;
-    const issues = parsed ? parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : [{ path: "", message: problem! }];
+    const issues = parsed
+      ? parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }))
+      : [{ path: "", message: problem! }];
     progress.event({ event: "row", row, result: "invalid", issues });
-    if (invalid <= LISTED_ROWS) progress.say(`  row ${row}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ")}`);
+    if (invalid <= LISTED_ROWS)
+      progress.say(`  row ${row}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ")}`);
   }
-  progress.say(`${options.file}: ${input.rows.length - invalid} of ${input.rows.length} rows valid, ${invalid} invalid (dry run: nothing sent).`);
+  progress.say(
+    `${options.file}: ${input.rows.length - invalid} of ${input.rows.length} rows valid, ${invalid} invalid (dry run: nothing sent).`,
+  );
   const exitCode = invalid ? EXIT.DATA : EXIT.OK;
   progress.event({ event: "summary", total: input.rows.length, invalid, exitCode });
   return { exitCode, total: input.rows.length, created: 0, rejected: invalid, uncertain: 0, unreconciled: [] };

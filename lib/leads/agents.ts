@@ -21,7 +21,10 @@ export async function listAgents(db: Db): Promise<Agent[]> {
  * Spec rule 6: a platform id (preferred) or a numeric user id, as an integer or a
  * digit string, naming an eligible agent; otherwise 422 INVALID_AGENT.
  */
-export async function resolveAgent(db: Db, assignedAgentId: NonNullable<CreateLeadInput["assignedAgentId"]>): Promise<Agent> {
+export async function resolveAgent(
+  db: Db,
+  assignedAgentId: NonNullable<CreateLeadInput["assignedAgentId"]>,
+): Promise<Agent> {
   const text = String(assignedAgentId);
   const numeric = /^[0-9]+$/.test(text) && Number(text) <= MAX_INT4 ? Number(text) : null;
   const row = await findAgentRow(db, typeof assignedAgentId === "string" ? text : null, numeric);

@@ -64,7 +64,12 @@ async function checkAssignment(db: Db, input: CreateLeadInput, agentId: string |
 }
 
 /** The lead written with this referrer; null when the referrer named no account and nothing was written. */
-async function createWith(db: Db, input: CreateLeadInput, referrer: ReferrerRow, agent: Agent | null): Promise<CreatedLead | null> {
+async function createWith(
+  db: Db,
+  input: CreateLeadInput,
+  referrer: ReferrerRow,
+  agent: Agent | null,
+): Promise<CreatedLead | null> {
   const leadCustomerId = newCustomerId("person");
   const row = await insertLead(db, newLeadOf(input, agent, leadCustomerId), referrer);
   if (!row) return null;

@@ -51,7 +51,12 @@ function freeText(max: number, column: TextColumn, customerColumn?: keyof Custom
 }
 
 /** One of `values`; omitted, it is stored as `omitted`. */
-function choice<const V extends readonly [string, ...string[]]>(values: V, omitted: V[number], column: TextColumn, description = "") {
+function choice<const V extends readonly [string, ...string[]]>(
+  values: V,
+  omitted: V[number],
+  column: TextColumn,
+  description = "",
+) {
   return {
     input: z.enum(values).optional().describe(`${description}Default \`${omitted}\`.`),
     omitted,
@@ -73,8 +78,12 @@ type Fields = typeof OPTIONAL_LEAD_FIELDS;
 export type OptionalFieldName = keyof Fields;
 export const OPTIONAL_FIELD_NAMES = Object.keys(OPTIONAL_LEAD_FIELDS) as OptionalFieldName[];
 
-function byField<T>(pick: (field: Fields[OptionalFieldName], name: OptionalFieldName) => T): Record<OptionalFieldName, T> {
-  return Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [name, pick(OPTIONAL_LEAD_FIELDS[name], name)])) as Record<OptionalFieldName, T>;
+function byField<T>(
+  pick: (field: Fields[OptionalFieldName], name: OptionalFieldName) => T,
+): Record<OptionalFieldName, T> {
+  return Object.fromEntries(
+    OPTIONAL_FIELD_NAMES.map((name) => [name, pick(OPTIONAL_LEAD_FIELDS[name], name)]),
+  ) as Record<OptionalFieldName, T>;
 }
 
 /** The request's schemas of the optional fields (createLeadBody). */

@@ -36,7 +36,9 @@ export const referrerInput = z.union(
       .strictObject({
         customerId: text(1, 120, "ID of an existing person or source customer account."),
       })
-      .describe("An existing person or source customer account. An unknown ID is 422 INVALID_REFERRER; creates no account."),
+      .describe(
+        "An existing person or source customer account. An unknown ID is 422 INVALID_REFERRER; creates no account.",
+      ),
   ],
   { error: unionMessage(MESSAGES.referrer) },
 );
@@ -84,7 +86,9 @@ export const createLeadBody = z.strictObject({
   ),
   assignedAgentId: assignedAgentIdInput
     .optional()
-    .describe("The sales user to assign: an `id` from GET /api/leads/agents, or its `numericId`. Omit to leave the lead unassigned."),
+    .describe(
+      "The sales user to assign: an `id` from GET /api/leads/agents, or its `numericId`. Omit to leave the lead unassigned.",
+    ),
   ...optionalFieldInputs,
 });
 
@@ -151,7 +155,9 @@ export const createdLead = z
     referralId: z.int().describe("Workflow record ID."),
     leadCustomerId: z.string().describe("The lead customer's ID."),
     leadName: z.string(),
-    leadMobileNumber: z.string().describe("The number as sent, in its canonical form (`012-345 6789` → `60123456789`)."),
+    leadMobileNumber: z
+      .string()
+      .describe("The number as sent, in its canonical form (`012-345 6789` → `60123456789`)."),
     referrer,
     assignedAgentId: z.string().nullable().describe("Assigned user's platform ID; null if unassigned."),
     status: z.enum(LEAD_STATUSES).describe("`Assigned` when an agent was given, else `Pending`."),

@@ -4,7 +4,8 @@ import folds from "@/lib/leads/source-key-folds.json";
  * White space in source names: what JavaScript's trim() and \s remove (ECMAScript's WhiteSpace and
  * LineTerminator), so zod's trim of the referrer and this rule agree. U+0085 is not white space here.
  */
-export const WHITE_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
+export const WHITE_SPACE =
+  "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
 
 /**
  * What sourceKey does to single characters: white space becomes a plain space, and each letter of a case pair

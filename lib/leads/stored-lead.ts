@@ -11,7 +11,12 @@ function statusOf(agent: Agent | null): CreatedLead["status"] {
 /** A new lead's rows: the required fields, then each optional field in its column (lib/leads/fields.ts). */
 export function newLeadOf(input: CreateLeadInput, agent: Agent | null, leadCustomerId: string): NewLeadRow {
   const lead: NewLeadRow = {
-    referral: { leadCustomerId, leadName: input.leadName, mobileNumber: input.leadMobileNumber, status: statusOf(agent) },
+    referral: {
+      leadCustomerId,
+      leadName: input.leadName,
+      mobileNumber: input.leadMobileNumber,
+      status: statusOf(agent),
+    },
     leadCustomer: { id: leadCustomerId, name: input.leadName, mobileNumber: input.leadMobileNumber },
     agentUserId: agent ? agent.numericId : null,
   };
@@ -19,7 +24,8 @@ export function newLeadOf(input: CreateLeadInput, agent: Agent | null, leadCusto
   for (const name of OPTIONAL_FIELD_NAMES) {
     const field: { column: string; customerColumn?: string } = OPTIONAL_LEAD_FIELDS[name];
     lead.referral[field.column as keyof NewLeadRow["referral"]] = values[name] as never;
-    if (field.customerColumn) lead.leadCustomer[field.customerColumn as keyof NewLeadRow["leadCustomer"]] = values[name] as never;
+    if (field.customerColumn)
+      lead.leadCustomer[field.customerColumn as keyof NewLeadRow["leadCustomer"]] = values[name] as never;
   }
   return lead;
 }
@@ -51,13 +57,22 @@ export function toListedLead(row: LeadPageRow<(typeof LISTED_FIELDS)[number]>): 
   };
 }
 
-export function toCreatedLead(row: InsertedLeadRow, input: CreateLeadInput, agent: Agent | null, leadCustomerId: string): CreatedLead {
+export function toCreatedLead(
+  row: InsertedLeadRow,
+  input: CreateLeadInput,
+  agent: Agent | null,
+  leadCustomerId: string,
+): CreatedLead {
   return {
     referralId: row.id,
     leadCustomerId,
     leadName: input.leadName,
     leadMobileNumber: input.leadMobileNumber,
-    referrer: { customerId: row.referrerId, name: row.referrerName, type: row.referrerKind === "person" ? "person" : "source" },
+    referrer: {
+      customerId: row.referrerId,
+      name: row.referrerName,
+      type: row.referrerKind === "person" ? "person" : "source",
+    },
     assignedAgentId: agent ? agent.platformId : null,
     status: statusOf(agent),
   };

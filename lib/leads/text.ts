@@ -15,7 +15,8 @@ export const QUERY_TEXT = [String.raw`[\s\S]`, String.raw`\S`];
  */
 export function trimmed(min: number, max: number, [char, edge] = BODY_TEXT): string {
   const inner = `(?:${char}{0,${max - 2}}${edge})?`;
-  const core = min >= 2 ? `${edge}${char}{${min - 2},${max - 2}}${edge}` : min === 1 ? `${edge}${inner}` : `(?:${edge}${inner})?`;
+  const core =
+    min >= 2 ? `${edge}${char}{${min - 2},${max - 2}}${edge}` : min === 1 ? `${edge}${inner}` : `(?:${edge}${inner})?`;
   return String.raw`^\s*${core}\s*$`;
 }
 

@@ -28,14 +28,19 @@ type Json = Record<string, unknown>;
 function componentSchemas(named: Record<string, z.ZodType>, io: "input" | "output"): Json {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", io, uri: (id) => `#/components/schemas/${id}` });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io,
+    uri: (id) => `#/components/schemas/${id}`,
+  });
   if ("__shared" in schemas) throw new Error("Unnamed shared schema in the OpenAPI components");
   return Object.fromEntries(Object.entries(schemas).map(([id, { $schema, $id, ...schema }]) => [id, schema]));
 }
 
 /** Query parameters from a strict zod object; decimal digits decoded to a number are documented as that integer. */
 function queryParameters(query: z.ZodObject): Json {
-  const json = (field: z.ZodType, io: "input" | "output") => z.toJSONSchema(field, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
+  const json = (field: z.ZodType, io: "input" | "output") =>
+    z.toJSONSchema(field, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
   return Object.fromEntries(
     Object.entries(query.shape).map(([name, field]) => {
       const { $schema, description, ...input } = json(field, "input");
@@ -49,7 +54,8 @@ function queryParameters(query: z.ZodObject): Json {
 /** Every operation, each from its own file, in the order of their paths. */
 function paths(): Record<string, Record<string, Operation>> {
   const paths: Record<string, Record<string, Operation>> = {};
-  for (const { path, method, operation } of [live, ready, listLeads, createLead, listAgents, listSources]) (paths[path] ??= {})[method] = operation;
+  for (const { path, method, operation } of [live, ready, listLeads, createLead, listAgents, listSources])
+    (paths[path] ??= {})[method] = operation;
   return paths;
 }
 
@@ -59,7 +65,10 @@ function openApiDefinition(): Json {
     info: {
       title: "Lead Intake API",
       version: "1.1.0", // the contract version (spec "Versioning"); not part of any path
-      description: readFileSync("lib/openapi/guide.md", "utf8").replaceAll("{{MAX_BODY_BYTES}}", String(MAX_BODY_BYTES)),
+      description: readFileSync("lib/openapi/guide.md", "utf8").replaceAll(
+        "{{MAX_BODY_BYTES}}",
+        String(MAX_BODY_BYTES),
+      ),
       // Placeholders for the host to fill in before publishing the document (docs/integrators.md).
       contact: { name: "Host CRM administrator", email: "crm-admin@example.com" },
       license: { name: "Proprietary", url: "https://example.com/lead-intake/terms" },
@@ -83,7 +92,11 @@ function openApiDefinition(): Json {
         },
       },
       headers: {
-        "Cache-Control": { description: "Every response is sent with `no-store`.", required: true, schema: { type: "string", const: "no-store" } },
+        "Cache-Control": {
+          description: "Every response is sent with `no-store`.",
+          required: true,
+          schema: { type: "string", const: "no-store" },
+        },
         Allow: { description: "The methods the path supports.", required: true, schema: { type: "string" } },
         ETag: {
           description: "The version of the list of sources, to send back in `If-None-Match`.",
@@ -162,5 +175,8 @@ export interface OpenApiDocument extends Json {
 }
 
 export function buildOpenApiDocument(): OpenApiDocument {
-  return createSwaggerSpec({ apiFolder: "app/api", definition: openApiDefinition() as NonNullable<Parameters<typeof createSwaggerSpec>[0]>["definition"] }) as OpenApiDocument;
+  return createSwaggerSpec({
+    apiFolder: "app/api",
+    definition: openApiDefinition() as NonNullable<Parameters<typeof createSwaggerSpec>[0]>["definition"],
+  }) as OpenApiDocument;
 }

@@ -21,8 +21,20 @@ const example = <T>(summary: string, value: T) => ({ summary, value });
 const FACEBOOK = { id: "src_5f0c2a9e41d7b3c8a6e19d04f2b7a1c3", name: "Facebook Ads", type: "ads" } as const;
 const INSTAGRAM = { id: "src_7c1e4b9a0d3f52e68b4a1f77c0d9e2a5", name: "Instagram Ads", type: "ads" } as const;
 const WEBSITE = { id: "src_2d6f8a0c5e1b47d39f0a6b58e4c1d7f0", name: "Website Form", type: "other" } as const;
-const AISYAH = { id: "demo-agent-aisyah", name: "Aisyah Rahman", platformId: "demo-agent-aisyah", numericId: 1, accessLevels: ["sales"] };
-const BEN = { id: "demo-agent-ben", name: "Benjamin Tan", platformId: "demo-agent-ben", numericId: 2, accessLevels: ["sales", "manager"] };
+const AISYAH = {
+  id: "demo-agent-aisyah",
+  name: "Aisyah Rahman",
+  platformId: "demo-agent-aisyah",
+  numericId: 1,
+  accessLevels: ["sales"],
+};
+const BEN = {
+  id: "demo-agent-ben",
+  name: "Benjamin Tan",
+  platformId: "demo-agent-ben",
+  numericId: 2,
+  accessLevels: ["sales", "manager"],
+};
 const AMINAH = {
   referralId: 48213,
   leadCustomerId: "cus_b71f0e4a2c9d65e38a1b7f02c4d8e6a1",
@@ -78,16 +90,26 @@ export const examples = {
       status: "Assigned",
     },
   }),
-  leadsPage: example<Out<"ListLeadsResponse">>("A page of two records, the second a legacy record with missing values", {
-    leads: [
-      { ...AMINAH, ...UNGIVEN, createdAt: "2026-11-20T03:14:07.512Z" },
-      {
-        ...{ ...AMINAH, ...UNGIVEN, referralId: 1002, leadName: "Chan Mei Yee", leadCustomerId: null, leadMobileNumber: null },
-        ...{ assignedAgentId: "demo-agent-aisyah", status: "Contacted", createdAt: null },
-      },
-    ],
-    pagination: { total: 2, limit: 100, offset: 0, hasMore: false },
-  }),
+  leadsPage: example<Out<"ListLeadsResponse">>(
+    "A page of two records, the second a legacy record with missing values",
+    {
+      leads: [
+        { ...AMINAH, ...UNGIVEN, createdAt: "2026-11-20T03:14:07.512Z" },
+        {
+          ...{
+            ...AMINAH,
+            ...UNGIVEN,
+            referralId: 1002,
+            leadName: "Chan Mei Yee",
+            leadCustomerId: null,
+            leadMobileNumber: null,
+          },
+          ...{ assignedAgentId: "demo-agent-aisyah", status: "Contacted", createdAt: null },
+        },
+      ],
+      pagination: { total: 2, limit: 100, offset: 0, hasMore: false },
+    },
+  ),
   emptyPage: example<Out<"ListLeadsResponse">>("Unknown source: empty page", {
     leads: [],
     pagination: { total: 0, limit: 100, offset: 0, hasMore: false },
@@ -110,9 +132,19 @@ const BASE_URL = "http://localhost/api/leads";
 /** The INVALID_INPUT examples: a POST body, GET /api/leads's query, and GET /api/leads/sources's If-None-Match. */
 export const invalidInput = {
   body: refusalOf(
-    () => parseInput(createLeadBody, { leadName: "A", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads", introducer: "Ali" }, "lead"),
+    () =>
+      parseInput(
+        createLeadBody,
+        { leadName: "A", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads", introducer: "Ali" },
+        "lead",
+      ),
     new Request(BASE_URL),
   ),
   query: refusalOf((request) => parseQuery(listLeadsQuery, request), new Request(`${BASE_URL}?limit=501`)),
-  header: refusalOf(ifNoneMatch, new Request(`${BASE_URL}/sources`, { headers: { "If-None-Match": Array(MAX_IF_NONE_MATCH_LENGTH).fill('"1"').join(",") } })),
+  header: refusalOf(
+    ifNoneMatch,
+    new Request(`${BASE_URL}/sources`, {
+      headers: { "If-None-Match": Array(MAX_IF_NONE_MATCH_LENGTH).fill('"1"').join(",") },
+    }),
+  ),
 };

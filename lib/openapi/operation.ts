@@ -66,12 +66,17 @@ export const ref = (to: string): Reference => ({ $ref: `#/components/${to}` });
 const RESPONSE_HEADERS = { "Cache-Control": ref("headers/Cache-Control"), "X-Request-Id": ref("headers/X-Request-Id") };
 
 const EXAMPLE_REQUEST_ID = "5b0e7c1a-9d2f-4e86-b3a1-0c7d2e9f4a61";
-const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = { METHOD_NOT_ALLOWED: "DELETE is not supported here; use GET, POST" };
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  METHOD_NOT_ALLOWED: "DELETE is not supported here; use GET, POST",
+};
 
 function errorExample(code: ErrorCode, invalidIn: InvalidIn) {
   const error = code === "INVALID_INPUT" ? invalidInput[invalidIn] : new ApiError(code, EXAMPLE_MESSAGES[code]);
   // [\s\S] rather than the `s` flag, which needs ES2018: create-next-app hosts compile to ES2017.
-  return { summary: ERRORS[code].when.replace(/[.;:][\s\S]*/, ""), value: { ...error.toJSON(), requestId: EXAMPLE_REQUEST_ID } };
+  return {
+    summary: ERRORS[code].when.replace(/[.;:][\s\S]*/, ""),
+    value: { ...error.toJSON(), requestId: EXAMPLE_REQUEST_ID },
+  };
 }
 
 /** The response of one status: its codes with when each happens, the retry advice, one example per code. */
@@ -99,10 +104,22 @@ export function errorResponse(codes: ErrorCode[], invalidIn: InvalidIn = "body")
   };
 }
 
-function curlCommand(method: Method, path: string, security: [] | undefined, { query = "", body }: OperationSource["curl"]): string {
+function curlCommand(
+  method: Method,
+  path: string,
+  security: [] | undefined,
+  { query = "", body }: OperationSource["curl"],
+): string {
   const url = `"$BASE_URL${path}${query}"`;
-  const command = ["curl", ...(method === "get" ? [] : [`-X ${method.toUpperCase()}`]), ...(security ? [] : ['-H "Authorization: Bearer $LEADS_API_KEY"'])];
-  const continued = [...(body === undefined ? [] : ['-H "Content-Type: application/json"', `-d '${JSON.stringify(body)}'`]), url];
+  const command = [
+    "curl",
+    ...(method === "get" ? [] : [`-X ${method.toUpperCase()}`]),
+    ...(security ? [] : ['-H "Authorization: Bearer $LEADS_API_KEY"']),
+  ];
+  const continued = [
+    ...(body === undefined ? [] : ['-H "Content-Type: application/json"', `-d '${JSON.stringify(body)}'`]),
+    url,
+  ];
   return command.length === 1 ? `curl ${url}` : [command.join(" "), ...continued].join(" \\\n  ");
 }
 
@@ -112,16 +129,33 @@ function curlCommand(method: Method, path: string, security: [] | undefined, { q
  * response per error status, from the error table; 404 and 405, which every path
  * answers (lib/api/route.ts).
  */
-export function operation({ path, method, curl, errors = [], aliases = [], responses, invalidIn, ...rest }: OperationSource): PathOperation {
+export function operation({
+  path,
+  method,
+  curl,
+  errors = [],
+  aliases = [],
+  responses,
+  invalidIn,
+  ...rest
+}: OperationSource): PathOperation {
   const invalid = invalidIn ?? (method === "post" ? "body" : "query");
   const all: Operation["responses"] = { 404: ref("responses/NotFound"), 405: ref("responses/MethodNotAllowed") };
-  for (const [status, response] of Object.entries(responses)) all[Number(status)] = { ...response, headers: { ...RESPONSE_HEADERS, ...response.headers } };
+  for (const [status, response] of Object.entries(responses))
+    all[Number(status)] = { ...response, headers: { ...RESPONSE_HEADERS, ...response.headers } };
   for (const status of new Set(errors.map((code) => ERRORS[code].status))) {
-    all[status] = errorResponse(ERROR_CODES.filter((code) => errors.includes(code) && ERRORS[code].status === status), invalid);
+    all[status] = errorResponse(
+      ERROR_CODES.filter((code) => errors.includes(code) && ERRORS[code].status === status),
+      invalid,
+    );
   }
   const served = aliases.map((alias) => `\`${method.toUpperCase()} ${alias}\``).join(" and ");
   const description =
     `${rest.description}\n\n\`\`\`sh\n${curlCommand(method, path, rest.security, curl)}\n\`\`\`` +
     (aliases.length ? `\n\nAlso served, as the very same operation, at ${served} (\`x-aliases\`).` : "");
-  return { path, method, operation: { ...rest, ...(aliases.length ? { "x-aliases": aliases } : {}), description, responses: all } };
+  return {
+    path,
+    method,
+    operation: { ...rest, ...(aliases.length ? { "x-aliases": aliases } : {}), description, responses: all },
+  };
 }

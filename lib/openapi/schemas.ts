@@ -14,7 +14,9 @@ export const requestSchemas = { CreateLeadRequest: leads.createLeadBody };
 
 const adSource = leads.source.extend({ type: z.literal("ads") }).describe("A source account of type `ads`.");
 
-const ErrorCode = z.enum(ERROR_CODES).describe(ERROR_CODES.map((code) => `- \`${code}\` (${ERRORS[code].status}): ${ERRORS[code].when}`).join("\n"));
+const ErrorCode = z
+  .enum(ERROR_CODES)
+  .describe(ERROR_CODES.map((code) => `- \`${code}\` (${ERRORS[code].status}): ${ERRORS[code].when}`).join("\n"));
 
 const Issue = z
   .strictObject({
@@ -22,7 +24,7 @@ const Issue = z
       .string()
       .max(MAX_PATH_CHARS)
       .describe(
-        "Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `\"\"` for the body as a whole. " +
+        'Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `""` for the body as a whole. ' +
           `A path longer than ${MAX_PATH_CHARS} characters is cut, ending in \`…\`.`,
       ),
     message: z.string(),
@@ -76,5 +78,7 @@ export const responseSchemas = {
   ErrorCode,
   Issue,
   Error,
-  HealthStatus: z.strictObject({ status: z.enum(["ok", "unavailable"]) }).describe("`ok`, or `unavailable` with 503 from the readiness check."),
+  HealthStatus: z
+    .strictObject({ status: z.enum(["ok", "unavailable"]) })
+    .describe("`ok`, or `unavailable` with 503 from the readiness check."),
 };

@@ -3,7 +3,17 @@
 // runs the launcher. Every reader of the embedded URL (launcher, seed, tests, bench)
 // gets it through embeddedUrl, which reads it here.
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fchownSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchownSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { shownPath, StartupError } from "./postgres-user.mjs";
 
@@ -32,7 +42,8 @@ export function readPassword(dir) {
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.uid !== process.getuid() || (stat.mode & 0o077) !== 0) throw untrusted(file, `mode ${(stat.mode & 0o777).toString(8)}, uid ${stat.uid}`);
+    if (!stat.isFile() || stat.uid !== process.getuid() || (stat.mode & 0o077) !== 0)
+      throw untrusted(file, `mode ${(stat.mode & 0o777).toString(8)}, uid ${stat.uid}`);
     return readFileSync(fd, "utf8").trim();
   } finally {
     closeSync(fd);

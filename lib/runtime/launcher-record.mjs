@@ -21,7 +21,9 @@ export async function checkEarlierLauncher(dir) {
   }
   const running = runningPostmaster(dir);
   if (running && running.pid === earlier.postgresPid) {
-    console.log(`Stopping the embedded PostgreSQL (pid ${running.pid}) left running by a launcher that was killed (pid ${earlier.pid})`);
+    console.log(
+      `Stopping the embedded PostgreSQL (pid ${running.pid}) left running by a launcher that was killed (pid ${earlier.pid})`,
+    );
     await stopPostmaster(running.pid);
   }
   rmSync(RECORD, { force: true });

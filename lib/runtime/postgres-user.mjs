@@ -51,7 +51,10 @@ export function postgresUser() {
     spawnSync("useradd", ["-g", USER, USER]);
     ids = idsOf(USER);
   }
-  if (!ids) throw new StartupError(`PostgreSQL cannot run as root and no "${USER}" user could be created to run it; create one (useradd ${USER}) or set DATABASE_URL`);
+  if (!ids)
+    throw new StartupError(
+      `PostgreSQL cannot run as root and no "${USER}" user could be created to run it; create one (useradd ${USER}) or set DATABASE_URL`,
+    );
   return ids;
 }
 
@@ -80,7 +83,9 @@ function rootOnlyFolder(dir) {
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     real = realpathSync(dir);
   } catch (error) {
-    throw new StartupError(`${dir} cannot be created for root's copy of the PostgreSQL binaries (${error.code}); create it (mkdir -p ${dir}), or set DATABASE_URL`);
+    throw new StartupError(
+      `${dir} cannot be created for root's copy of the PostgreSQL binaries (${error.code}); create it (mkdir -p ${dir}), or set DATABASE_URL`,
+    );
   }
   for (let folder = real; ; folder = path.dirname(folder)) {
     if (!rootOnly(lstatSync(folder), "isDirectory")) {
@@ -149,7 +154,9 @@ function replaceCopy(copy, reachable) {
     rmSync(partial, { recursive: true, force: true }); // another start put its copy in place first
   }
   if (!trustedCopy(copy, reachable)) {
-    throw new StartupError(`${copy} is not a complete root-owned copy of the PostgreSQL binaries; remove it (rm -rf ${copy}) and start again`);
+    throw new StartupError(
+      `${copy} is not a complete root-owned copy of the PostgreSQL binaries; remove it (rm -rf ${copy}) and start again`,
+    );
   }
 }
 

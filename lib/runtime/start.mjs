@@ -41,7 +41,11 @@ for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => shutdown(0)
 try {
   await main();
 } catch (error) {
-  fail(error instanceof StartupError ? error.message : `The launcher failed (${error?.message ?? error}); fix that and start again`);
+  fail(
+    error instanceof StartupError
+      ? error.message
+      : `The launcher failed (${error?.message ?? error}); fix that and start again`,
+  );
 }
 
 async function main() {
@@ -58,7 +62,9 @@ async function main() {
   const dir = process.env.DATABASE_URL ? null : embeddedDataDir();
   if (dir) await checkEarlierLauncher(dir);
   if (!(await portFree(port))) {
-    throw new StartupError(`Port ${port} is already in use (another server, perhaps an earlier npm start); stop it, or set PORT to a free port`);
+    throw new StartupError(
+      `Port ${port} is already in use (another server, perhaps an earlier npm start); stop it, or set PORT to a free port`,
+    );
   }
   if (dir) {
     databaseStarting = startEmbeddedPostgres({ dir, port: numericSetting("EMBEDDED_PG_PORT"), database: "leads" });
@@ -67,7 +73,11 @@ async function main() {
     recordLauncher({ port, postgresPid: database.pid });
     process.env.DATABASE_URL = database.url;
     database.exited.then((how) => {
-      if (!stopping) shutdown(1, `The embedded PostgreSQL stopped unexpectedly (${how}); stopping the server too, so that a supervisor can restart the service`);
+      if (!stopping)
+        shutdown(
+          1,
+          `The embedded PostgreSQL stopped unexpectedly (${how}); stopping the server too, so that a supervisor can restart the service`,
+        );
     });
     console.log(`Embedded PostgreSQL running, data in ${shownPath(dir)}`);
   }
@@ -76,7 +86,8 @@ async function main() {
     // the OpenAPI document, then next build; in a process group of its own, so that stopping ends npm's children too
     const built = await runStage("npm", ["run", "build"], { detached: true });
     if (stopping) return;
-    if (built !== 0) throw new StartupError("The build failed (see its output above); fix that and run npm start again");
+    if (built !== 0)
+      throw new StartupError("The build failed (see its output above); fix that and run npm start again");
   }
   if (stopping) return;
   startNext();
@@ -128,7 +139,11 @@ function startNext() {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });
   server.on("exit", (code, signal) => {
-    if (!stopping) shutdown(1, `The Next.js server stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the database too, so that a supervisor can restart the service`);
+    if (!stopping)
+      shutdown(
+        1,
+        `The Next.js server stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the database too, so that a supervisor can restart the service`,
+      );
   });
 }
 
@@ -199,4 +214,3 @@ function generateKey() {
   process.env.LEADS_API_KEY = key;
   return "generated";
 }
-

@@ -41,7 +41,10 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     paths: ["lib/db/"],
     what: "The database client, named statements, failure kinds, the migration runner, layout SQL, all SQL.",
   },
-  { paths: ["prisma/migrations/"], what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`." },
+  {
+    paths: ["prisma/migrations/"],
+    what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
+  },
   { paths: ["scripts/host/check.ts"], what: "`npm run host:check`." },
   {
     paths: ["scripts/host/needs.json"],

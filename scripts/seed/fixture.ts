@@ -60,8 +60,14 @@ export const fixtureSchema = z
       }
     };
     unique("user", fixture.users.map(userKey));
-    unique("person", fixture.persons.map((p) => p.id));
-    unique("referral", fixture.referrals.map((r) => String(r.id)));
+    unique(
+      "person",
+      fixture.persons.map((p) => p.id),
+    );
+    unique(
+      "referral",
+      fixture.referrals.map((r) => String(r.id)),
+    );
   });
 
 export type Fixture = z.output<typeof fixtureSchema>;
@@ -74,4 +80,3 @@ function userKey(u: FixtureUser): string {
 export async function readFixture(file: string): Promise<Fixture> {
   return fixtureSchema.parse(JSON.parse(await readFile(file, "utf8")));
 }
-

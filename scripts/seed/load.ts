@@ -75,7 +75,8 @@ async function seedUsers(tx: Tx, layout: Layout, users: FixtureUser[]): Promise<
 }
 
 /** access_levels only where the column exists (the legacy layout has none, lib/db/layout.ts). */
-const levels = (layout: Layout, u: FixtureUser) => (layout.accessLevels ? Prisma.sql`, ${u.accessLevels}::text[]` : Prisma.empty);
+const levels = (layout: Layout, u: FixtureUser) =>
+  layout.accessLevels ? Prisma.sql`, ${u.accessLevels}::text[]` : Prisma.empty;
 
 async function upsertUserByPlatformId(tx: Tx, layout: Layout, u: FixtureUser): Promise<number> {
   const rows = await tx.$queryRaw<{ id: number }[]>`
@@ -147,7 +148,8 @@ async function seedReferrals(
         ${agentUpdate}
       WHERE NOT EXISTS (SELECT 1 FROM audit_entries a WHERE a.referral_id = referrals.id)
       RETURNING id`;
-    if (!written[0]) throw new Error(`Referral ${r.id} is a lead created through the API; give the fixture record another id`);
+    if (!written[0])
+      throw new Error(`Referral ${r.id} is a lead created through the API; give the fixture record another id`);
   }
   // Ids were given, not drawn from the sequence: move it past them (never back), or the next POST would collide.
   await tx.$queryRaw`
@@ -165,4 +167,3 @@ async function userId(tx: Tx, userIds: Map<string, number>, key: string): Promis
   if (!rows[0]) throw new Error(`assignedAgent ${key} is neither a user of the fixture nor a platform id`);
   return rows[0].id;
 }
-

@@ -3,7 +3,15 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERRORS } from "@/lib/api/errors";
 import { TEST_KEY } from "../helpers/api";
-import { authorised, checkEnvelope, distinctive, OPERATIONS, sendRaw, stackTraceLines, type RawRequest } from "../helpers/hostile";
+import {
+  authorised,
+  checkEnvelope,
+  distinctive,
+  OPERATIONS,
+  sendRaw,
+  stackTraceLines,
+  type RawRequest,
+} from "../helpers/hostile";
 import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { OwnCluster } from "../helpers/own-cluster";
 import { childrenOf, nextServerPid } from "../helpers/process-tree";
@@ -33,7 +41,10 @@ const personal = new Set<string>();
  * request id; readiness says unavailable while the database does not answer.
  */
 async function expectHealth(live: number, ready: number, baseUrl = server.baseUrl): Promise<void> {
-  for (const [p, status] of [["/api/health/live", live], ["/api/health/ready", ready]] as const) {
+  for (const [p, status] of [
+    ["/api/health/live", live],
+    ["/api/health/ready", ready],
+  ] as const) {
     const response = await sendRaw({ method: "GET", path: p, headers: [] }, baseUrl, 10_000);
     expect({ p, status: response.status, body: JSON.parse(response.text) }).toEqual({
       p,
@@ -83,7 +94,8 @@ async function referrals(): Promise<number> {
 
 describe("a production server whose database is stopped", () => {
   it("answers 500 INTERNAL_ERROR as JSON within 10 s on every operation, and recovers without a restart", async () => {
-    for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
+    for (const [method, p] of OPERATIONS)
+      expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
     const pid = nextServerPid(server.baseUrl);
     const before = await referrals();
 
@@ -138,7 +150,8 @@ describe("a production server whose database is stopped", () => {
   }, 180_000);
 
   it("answers 500 within 20 s while the database is frozen (accepts connections, never answers), then recovers", async () => {
-    for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
+    for (const [method, p] of OPERATIONS)
+      expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
     const before = await referrals();
     // SIGSTOP the whole cluster (postmaster and backends): TCP still connects, nothing answers.
     const postmaster = cluster.server!.pid;
@@ -173,7 +186,8 @@ describe("a production server whose database is stopped", () => {
       if (status !== 201) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(status).toBe(201);
-    for (const [method, p] of OPERATIONS) expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
+    for (const [method, p] of OPERATIONS)
+      expect((await sendRaw(requestFor(method, p), server.baseUrl)).status).toBe(method === "POST" ? 201 : 200);
     // The refused POSTs left nothing, even after the frozen backends went on: only the two successes since were saved.
     expect(await referrals()).toBe(before + 2);
   }, 180_000);

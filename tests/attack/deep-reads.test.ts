@@ -72,57 +72,84 @@ async function send(method: "GET" | "POST", pathAndQuery: string, body?: unknown
 }
 
 describe("deep reads beside lead creation", () => {
-  it(`creates every lead POSTed every ${POST_EVERY_MS} ms while ${READERS} readers loop on deep and past-the-end offsets for ${SECONDS} s`, { timeout: (SECONDS + 60) * 1000 }, async () => {
-    const until = Date.now() + SECONDS * 1000;
-    const reads: Record<string, Answer[]> = { "past the end": [], middle: [] };
-    const readers = Array.from({ length: READERS }, async (_, i) => {
-      const [kind, offset] = i % 2 === 0 ? ["past the end", 2147483647] : ["middle", Math.floor((LEADS * 0.9) / 2)];
-      while (Date.now() < until) reads[kind].push(await send("GET", `/api/leads?limit=100&offset=${offset}`));
-    });
-    const posts: Promise<Answer>[] = [];
-    while (Date.now() < until) {
-      posts.push(send("POST", "/api/leads", { leadName: `Writer ${posts.length}`, leadMobileNumber: "012-345 6789", referrer: "Deep Read Source A" }));
-      await new Promise((resolve) => setTimeout(resolve, POST_EVERY_MS));
-    }
-    await Promise.all(readers);
-    const created = await Promise.all(posts);
-
-    expect(created.filter((answer) => answer.status !== 201)).toEqual([]);
-    // One every 200 ms, give or take the test's own timers on a busy machine.
-    expect(created.length).toBeGreaterThanOrEqual((SECONDS * 1000) / POST_EVERY_MS / 2);
-    for (const [kind, answers] of Object.entries(reads)) {
-      const refused = answers.filter((a) => a.status !== 200);
-      expect(refused.filter((a) => !(a.status === 503 && a.code === "READS_BUSY" && a.retryAfter === "1")), kind).toEqual([]);
-      expect(answers.length - refused.length, `${kind}: answered reads`).toBeGreaterThan(0);
-    }
-    const { rows } = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM referrals WHERE lead_name LIKE 'Writer %'`);
-    expect(rows[0].n).toBe(created.length);
-  });
-
-  it("keeps lead creation's connections while reads wait on a lock: the reads beyond their share are refused", { timeout: 60_000 }, async () => {
-    // A lock on the total of all source leads: every unfiltered GET /api/leads holds its connection until it goes.
-    // A lead referred by a person never touches that total, so only the reads wait on the lock itself.
-    const lock = await db.sql.connect();
-    let reads: Promise<Answer>[] = [];
-    try {
-      await lock.query("BEGIN");
-      await lock.query("LOCK TABLE lead_source_lead_counts IN ACCESS EXCLUSIVE MODE");
-      reads = Array.from({ length: READERS }, () => send("GET", "/api/leads?limit=1"));
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      for (let i = 0; i < 5; i++) {
-        const answer = await send("POST", "/api/leads", { leadName: `Locked ${i}`, leadMobileNumber: "012-345 6789", referrer: { customerId: person } });
-        expect(answer.status).toBe(201);
+  it(
+    `creates every lead POSTed every ${POST_EVERY_MS} ms while ${READERS} readers loop on deep and past-the-end offsets for ${SECONDS} s`,
+    { timeout: (SECONDS + 60) * 1000 },
+    async () => {
+      const until = Date.now() + SECONDS * 1000;
+      const reads: Record<string, Answer[]> = { "past the end": [], middle: [] };
+      const readers = Array.from({ length: READERS }, async (_, i) => {
+        const [kind, offset] = i % 2 === 0 ? ["past the end", 2147483647] : ["middle", Math.floor((LEADS * 0.9) / 2)];
+        while (Date.now() < until) reads[kind].push(await send("GET", `/api/leads?limit=100&offset=${offset}`));
+      });
+      const posts: Promise<Answer>[] = [];
+      while (Date.now() < until) {
+        posts.push(
+          send("POST", "/api/leads", {
+            leadName: `Writer ${posts.length}`,
+            leadMobileNumber: "012-345 6789",
+            referrer: "Deep Read Source A",
+          }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, POST_EVERY_MS));
       }
-      // Held past the longest a read waits for its turn, so the reads beyond the share are refused.
-      await new Promise((resolve) => setTimeout(resolve, READ_WAIT_MS + 1000));
-    } finally {
-      await lock.query("COMMIT");
-      lock.release();
-    }
-    const answers = await Promise.all(reads);
-    expect(answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.code === "READS_BUSY" && a.retryAfter === "1"))).toEqual([]);
-    expect(answers.filter((a) => a.status === 503).length).toBeGreaterThan(0);
-  });
+      await Promise.all(readers);
+      const created = await Promise.all(posts);
+
+      expect(created.filter((answer) => answer.status !== 201)).toEqual([]);
+      // One every 200 ms, give or take the test's own timers on a busy machine.
+      expect(created.length).toBeGreaterThanOrEqual((SECONDS * 1000) / POST_EVERY_MS / 2);
+      for (const [kind, answers] of Object.entries(reads)) {
+        const refused = answers.filter((a) => a.status !== 200);
+        expect(
+          refused.filter((a) => !(a.status === 503 && a.code === "READS_BUSY" && a.retryAfter === "1")),
+          kind,
+        ).toEqual([]);
+        expect(answers.length - refused.length, `${kind}: answered reads`).toBeGreaterThan(0);
+      }
+      const { rows } = await db.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM referrals WHERE lead_name LIKE 'Writer %'`,
+      );
+      expect(rows[0].n).toBe(created.length);
+    },
+  );
+
+  it(
+    "keeps lead creation's connections while reads wait on a lock: the reads beyond their share are refused",
+    { timeout: 60_000 },
+    async () => {
+      // A lock on the total of all source leads: every unfiltered GET /api/leads holds its connection until it goes.
+      // A lead referred by a person never touches that total, so only the reads wait on the lock itself.
+      const lock = await db.sql.connect();
+      let reads: Promise<Answer>[] = [];
+      try {
+        await lock.query("BEGIN");
+        await lock.query("LOCK TABLE lead_source_lead_counts IN ACCESS EXCLUSIVE MODE");
+        reads = Array.from({ length: READERS }, () => send("GET", "/api/leads?limit=1"));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        for (let i = 0; i < 5; i++) {
+          const answer = await send("POST", "/api/leads", {
+            leadName: `Locked ${i}`,
+            leadMobileNumber: "012-345 6789",
+            referrer: { customerId: person },
+          });
+          expect(answer.status).toBe(201);
+        }
+        // Held past the longest a read waits for its turn, so the reads beyond the share are refused.
+        await new Promise((resolve) => setTimeout(resolve, READ_WAIT_MS + 1000));
+      } finally {
+        await lock.query("COMMIT");
+        lock.release();
+      }
+      const answers = await Promise.all(reads);
+      expect(
+        answers.filter(
+          (a) => a.status !== 200 && !(a.status === 503 && a.code === "READS_BUSY" && a.retryAfter === "1"),
+        ),
+      ).toEqual([]);
+      expect(answers.filter((a) => a.status === 503).length).toBeGreaterThan(0);
+    },
+  );
 
   it("never logged a pool timeout", () => {
     expect(server.output()).not.toContain("pool-timeout");

@@ -55,7 +55,17 @@ describe("fuzzing every operation in-process", () => {
 
     expect(ledger.requests).toBeGreaterThanOrEqual(RUNS * BATCH);
     // Every documented outcome was reached, so the generators reach past each check.
-    for (const outcome of ["201", "200", "UNAUTHORIZED", "INVALID_CONTENT_TYPE", "INVALID_JSON", "INVALID_INPUT", "INVALID_REFERRER", "INVALID_AGENT", "METHOD_NOT_ALLOWED"]) {
+    for (const outcome of [
+      "201",
+      "200",
+      "UNAUTHORIZED",
+      "INVALID_CONTENT_TYPE",
+      "INVALID_JSON",
+      "INVALID_INPUT",
+      "INVALID_REFERRER",
+      "INVALID_AGENT",
+      "METHOD_NOT_ALLOWED",
+    ]) {
       expect(ledger.outcomes.get(outcome) ?? 0, outcome).toBeGreaterThan(0);
     }
     expect(await accountForRows(db.sql, before, ledger, world)).toEqual([]);
@@ -84,7 +94,11 @@ describe("text the database cannot store as sent (found by the fuzzing above)", 
 
   // U+0000: PostgreSQL text cannot hold it (the insert failed: 500). A lone surrogate has no UTF-8
   // form (U+FFFD was saved while the 201 echoed the original). Both are invalid input, like any bad value.
-  for (const [what, bad] of [["U+0000", "a\u0000b"], ["a lone high surrogate", "a\ud800b"], ["a lone low surrogate", "\udfffab"]]) {
+  for (const [what, bad] of [
+    ["U+0000", "a\u0000b"],
+    ["a lone high surrogate", "a\ud800b"],
+    ["a lone low surrogate", "\udfffab"],
+  ]) {
     it(`answers 400 INVALID_INPUT at the field for ${what} in any text field, and saves nothing`, async () => {
       const before = await rowCounts(db.sql);
       for (const [path, body] of fields) {
@@ -92,7 +106,12 @@ describe("text the database cannot store as sent (found by the fuzzing above)", 
         expect({ path, status: response.status, body: checkEnvelope(response) }).toEqual({
           path,
           status: 400,
-          body: { error: expect.any(String), code: "INVALID_INPUT", issues: [{ path, message: expect.any(String) }], requestId: expect.any(String) },
+          body: {
+            error: expect.any(String),
+            code: "INVALID_INPUT",
+            issues: [{ path, message: expect.any(String) }],
+            requestId: expect.any(String),
+          },
         });
       }
       expect(await rowCounts(db.sql)).toEqual(before);
@@ -101,7 +120,9 @@ describe("text the database cannot store as sent (found by the fuzzing above)", 
 
   it("stores well-formed text exactly as it answers it: emoji, combining marks, controls, bidi marks", async () => {
     const text = "Siti \ud83d\ude00 e\u0301 \u0001\u001f \u202eRTL\u202c \u200b \uffff \u{10ffff}";
-    const response = await sendRaw(authorised("POST", "/api/leads", { ...lead, leadName: text, referrer: `Src ${text}`, remark: text }));
+    const response = await sendRaw(
+      authorised("POST", "/api/leads", { ...lead, leadName: text, referrer: `Src ${text}`, remark: text }),
+    );
     expect(response.status).toBe(201);
     const { lead: created } = checkEnvelope(response);
     expect(created.leadName).toBe(text);

@@ -25,7 +25,7 @@ const ATTACKS: [string, string][] = [
   ["105,000 unknown properties", withProperties(105_000, "0")],
   ['60,000 unknown properties each "\\u0000"', withProperties(60_000, '"\\u0000"')],
   ['110,000 "\\u0000" strings 30 arrays deep', nested(30, list(110_000, '"\\ud800"'))],
-  ["a 400,000-character unknown property holding 60,000 \"\\u0000\"", `{"${longKey}":[${list(60_000, '"\\u0000"')}]}`],
+  ['a 400,000-character unknown property holding 60,000 "\\u0000"', `{"${longKey}":[${list(60_000, '"\\u0000"')}]}`],
   ["a 400,000-character unknown property name", JSON.stringify({ ...lead, [longKey]: 1, [`${longKey}x`]: 2 })],
 ];
 
@@ -48,7 +48,9 @@ describe("bodies that inflate the error answer", () => {
 
   it("survives all of them sent at once, then still creates a lead", async () => {
     const answers = await Promise.all(
-      ATTACKS.flatMap(([, body]) => [body, body]).map((body) => sendRaw(authorised("POST", "/api/leads", body), running.server.baseUrl)),
+      ATTACKS.flatMap(([, body]) => [body, body]).map((body) =>
+        sendRaw(authorised("POST", "/api/leads", body), running.server.baseUrl),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 400));
     const created = await sendRaw(authorised("POST", "/api/leads", lead), running.server.baseUrl);

@@ -65,9 +65,14 @@ describe("the API key", () => {
       }
       const short = TEST_KEY.slice(0, MIN_KEY_LENGTH - 1);
       // Even presented exactly, a short configured key opens nothing.
-      expect(await answer(authorised("GET", "/api/leads/sources", undefined, short))).toEqual({ status: 503, code: "API_NOT_CONFIGURED" });
+      expect(await answer(authorised("GET", "/api/leads/sources", undefined, short))).toEqual({
+        status: 503,
+        code: "API_NOT_CONFIGURED",
+      });
       // An empty presented key does not match an empty configured one either.
-      expect(await answer({ method: "GET", path: "/api/leads/sources", headers: [["authorization", "Bearer "]] })).toEqual({
+      expect(
+        await answer({ method: "GET", path: "/api/leads/sources", headers: [["authorization", "Bearer "]] }),
+      ).toEqual({
         status: 503,
         code: "API_NOT_CONFIGURED",
       });
@@ -96,7 +101,13 @@ describe("the API key", () => {
     for (const [method, path] of OPERATIONS) {
       for (const key of wrong) {
         const request = authorised(method, path, method === "POST" ? lead : undefined, key);
-        expect({ key, method, path, ...(await answer(request)) }).toEqual({ key, method, path, status: 401, code: "UNAUTHORIZED" });
+        expect({ key, method, path, ...(await answer(request)) }).toEqual({
+          key,
+          method,
+          path,
+          status: 401,
+          code: "UNAUTHORIZED",
+        });
       }
       // The right key works on the same operation, so the 401s were about the key alone.
       const ok = await answer(authorised(method, path, method === "POST" ? lead : undefined));
@@ -108,12 +119,20 @@ describe("the API key", () => {
   it("never authenticates a key in the URL, a cookie or another header", async () => {
     for (const [method, path] of OPERATIONS) {
       const body = method === "POST" ? lead : undefined;
-      const { headers: [, ...rest] } = authorised(method, path, body);
+      const {
+        headers: [, ...rest],
+      } = authorised(method, path, body);
       const attempts: RawRequest[] = [
         { ...authorised(method, `${path}?key=${TEST_KEY}`, body), headers: rest },
         { ...authorised(method, `${path}?access_token=${TEST_KEY}&api_key=${TEST_KEY}`, body), headers: rest },
-        { ...authorised(method, `${path}?authorization=${encodeURIComponent(`Bearer ${TEST_KEY}`)}`, body), headers: rest },
-        { ...authorised(method, path, body), headers: [...rest, ["cookie", `key=${TEST_KEY}; LEADS_API_KEY=${TEST_KEY}`]] },
+        {
+          ...authorised(method, `${path}?authorization=${encodeURIComponent(`Bearer ${TEST_KEY}`)}`, body),
+          headers: rest,
+        },
+        {
+          ...authorised(method, path, body),
+          headers: [...rest, ["cookie", `key=${TEST_KEY}; LEADS_API_KEY=${TEST_KEY}`]],
+        },
         { ...authorised(method, path, body), headers: [...rest, ["x-api-key", TEST_KEY], ["api-key", TEST_KEY]] },
         { ...authorised(method, path, body), headers: [...rest, ["proxy-authorization", `Bearer ${TEST_KEY}`]] },
       ];

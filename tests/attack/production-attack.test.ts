@@ -66,7 +66,11 @@ async function expectInternalError(response: Awaited<ReturnType<typeof sendRaw>>
   const body = checkEnvelope(response, { allow5xx: true });
   expect(response.status).toBe(500);
   // Exactly the documented error: no message, SQL, constraint or trigger name from the database.
-  expect(body).toEqual({ error: "The request could not be completed", code: "INTERNAL_ERROR", requestId: expect.any(String) });
+  expect(body).toEqual({
+    error: "The request could not be completed",
+    code: "INTERNAL_ERROR",
+    requestId: expect.any(String),
+  });
 }
 
 describe("the production server under attack", () => {
@@ -105,12 +109,24 @@ describe("the production server under attack", () => {
       const attempts = [
         { ...authorised(method, inUrl, body), headers: authorised(method, inUrl, body).headers.slice(1) },
         ...wrongKeys.map((key) => authorised(method, path, body, key)),
-        { ...authorised(method, path, body), headers: [["cookie", `key=${TEST_KEY}`], ["x-api-key", TEST_KEY], ...authorised(method, path, body).headers.slice(1)] as [string, string][] },
+        {
+          ...authorised(method, path, body),
+          headers: [
+            ["cookie", `key=${TEST_KEY}`],
+            ["x-api-key", TEST_KEY],
+            ...authorised(method, path, body).headers.slice(1),
+          ] as [string, string][],
+        },
       ];
       for (const attempt of attempts) {
         const response = await sendRaw(attempt, server.baseUrl);
         const answer = checkEnvelope(response);
-        expect({ method, path, status: response.status, code: answer.code }).toEqual({ method, path, status: 401, code: "UNAUTHORIZED" });
+        expect({ method, path, status: response.status, code: answer.code }).toEqual({
+          method,
+          path,
+          status: 401,
+          code: "UNAUTHORIZED",
+        });
       }
     }
   });
@@ -184,7 +200,10 @@ describe("the production server under attack", () => {
       expect(await rowCounts(db.sql)).toEqual(before);
       expect(await rowsOf(lead)).toBe(0);
       // The pool replaced the dead connection: the next requests succeed.
-      for (let i = 0; i < 3; i++) expect((await sendRaw(authorised("POST", "/api/leads", faultLead("after kill")), server.baseUrl)).status).toBe(201);
+      for (let i = 0; i < 3; i++)
+        expect((await sendRaw(authorised("POST", "/api/leads", faultLead("after kill")), server.baseUrl)).status).toBe(
+          201,
+        );
     });
   }
 

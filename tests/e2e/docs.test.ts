@@ -41,8 +41,13 @@ async function violations(): Promise<string[]> {
 }
 
 /** Every operation and alias the page must show: method, path and operationId, from the document itself. */
-const OPERATIONS = Object.entries<Record<string, { operationId: string }>>(openApiDocument().paths).flatMap(([p, item]) =>
-  Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path: p, operationId: op.operationId })),
+const OPERATIONS = Object.entries<Record<string, { operationId: string }>>(openApiDocument().paths).flatMap(
+  ([p, item]) =>
+    Object.entries(item).map(([method, op]) => ({
+      method: method.toUpperCase(),
+      path: p,
+      operationId: op.operationId,
+    })),
 );
 
 async function expectNone(locator: Locator): Promise<void> {
@@ -67,7 +72,9 @@ beforeAll(async () => {
   page.on("pageerror", (error) => consoleErrors.push(`page error: ${error.message}`));
   const response = await page.goto(`${server.baseUrl}/docs`);
   expect(response?.status(), server.output()).toBe(200);
-  await page.waitForFunction((n) => document.querySelectorAll(".opblock").length === n, OPERATIONS.length, { timeout: 30_000 });
+  await page.waitForFunction((n) => document.querySelectorAll(".opblock").length === n, OPERATIONS.length, {
+    timeout: 30_000,
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -154,7 +161,18 @@ describe("/docs in Chromium", () => {
     const body = operation.locator(".opblock-section-request-body");
     await expect.poll(() => body.innerText()).toContain("leadMobileNumber");
     const text = await body.innerText();
-    for (const field of ["leadName", "leadMobileNumber", "referrer", "assignedAgentId", "leadState", "leadCity", "leadAddress", "relationship", "projectType", "remark"]) {
+    for (const field of [
+      "leadName",
+      "leadMobileNumber",
+      "referrer",
+      "assignedAgentId",
+      "leadState",
+      "leadCity",
+      "leadAddress",
+      "relationship",
+      "projectType",
+      "remark",
+    ]) {
       expect(text).toContain(field);
     }
     // Bounds apply after trimming: each field's description says them (its pattern expresses them exactly).
@@ -165,7 +183,8 @@ describe("/docs in Chromium", () => {
     expect(text).toContain("Business Partner");
     expect(text).toContain("Additional properties");
     const responses = await operation.locator(".responses-wrapper").innerText();
-    for (const status of ["201", "400", "401", "404", "405", "413", "415", "422", "500", "503"]) expect(responses).toContain(status);
+    for (const status of ["201", "400", "401", "404", "405", "413", "415", "422", "500", "503"])
+      expect(responses).toContain(status);
     for (const code of EXPECTED_CODES["post /api/leads"]) {
       expect(responses).toContain(code);
     }
@@ -175,9 +194,13 @@ describe("/docs in Chromium", () => {
   it("never asks for, stores or sends the key: no Authorize, no Try it out, no Authorization header", async () => {
     // Swagger UI's Authorize button (.btn.authorize), its padlocks (.authorization__btn), its dialog and console.
     await expectNone(page.getByRole("button", { name: /^(authorize|try it out|execute)$/i }));
-    await expectNone(page.locator(".btn.authorize, .authorization__btn, .auth-wrapper, .try-out button, .execute-wrapper button"));
+    await expectNone(
+      page.locator(".btn.authorize, .authorization__btn, .auth-wrapper, .try-out button, .execute-wrapper button"),
+    );
     await expectNone(page.locator('input[type="password"], input[type="text"]:not(.operation-filter-input)'));
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    const stored = await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
+    );
     expect(stored).not.toMatch(/auth|bearer|key/i);
 
     const sent = await Promise.all(requests.map(async (r) => ({ url: r.url, headers: await r.headers })));
@@ -187,7 +210,9 @@ describe("/docs in Chromium", () => {
     const origin = new URL(server.baseUrl).origin;
     expect(sent.filter((r) => new URL(r.url).origin !== origin).map((r) => r.url)).toEqual([]);
     expect(sent.filter((r) => new URL(r.url).pathname.startsWith("/api/")).map((r) => r.url)).toEqual([]);
-    expect(sent.map((r) => new URL(r.url).pathname)).toEqual(expect.arrayContaining(["/docs", "/openapi.json", "/swagger-ui/swagger-ui-bundle.js"]));
+    expect(sent.map((r) => new URL(r.url).pathname)).toEqual(
+      expect.arrayContaining(["/docs", "/openapi.json", "/swagger-ui/swagger-ui-bundle.js"]),
+    );
   });
 
   it("saves a screenshot to test-results/docs.png", async () => {

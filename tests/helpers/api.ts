@@ -48,19 +48,29 @@ export interface CallOptions {
  * The response is checked against the OpenAPI document (tests/helpers/openapi.ts): any
  * undocumented status, header or body shape throws.
  */
-export async function call<T = any>(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+export async function call<T = any>(
+  method: string,
+  pathAndQuery: string,
+  options: CallOptions = {},
+): Promise<ApiResponse<T>> {
   const { body, key = TEST_KEY, baseUrl } = options;
   const headers: Record<string, string> = { ...options.headers };
   if (key !== null) headers.authorization ??= `Bearer ${key}`;
   let payload: string | undefined;
   if (body !== undefined) {
     payload = typeof body === "string" ? body : JSON.stringify(body);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json";
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+      headers["content-type"] = "application/json";
   }
   const request = new Request(new URL(pathAndQuery, baseUrl ?? "http://localhost"), { method, headers, body: payload });
   const response = baseUrl ? await fetch(request) : await route(request);
   const text = await response.text();
-  const result = { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+  const result = {
+    status: response.status,
+    headers: response.headers,
+    body: text ? JSON.parse(text) : undefined,
+    text,
+  };
   // Every response any test receives must match the OpenAPI document (throws with the differences).
   assertContract(method, pathAndQuery, result);
   return result;

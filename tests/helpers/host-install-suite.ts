@@ -61,7 +61,9 @@ export function hostInstallSuite(layout: HostLayout) {
       expect(after.columns).toEqual(schemaBefore.columns);
       expect(after.constraints).toEqual(schemaBefore.constraints);
       for (const index of schemaBefore.indexes) expect(after.indexes).toContainEqual(index);
-      const added = after.indexes.filter((i) => !schemaBefore.indexes.some((b) => b.name === i.name)).map((i) => i.name);
+      const added = after.indexes
+        .filter((i) => !schemaBefore.indexes.some((b) => b.name === i.name))
+        .map((i) => i.name);
       expect(added.sort()).toEqual(
         [
           "audit_entries_referral_id_idx",
@@ -112,7 +114,9 @@ export function hostInstallSuite(layout: HostLayout) {
         "SELECT customer_id, sum(total)::int AS total FROM lead_referrer_counts GROUP BY customer_id ORDER BY customer_id",
       );
       expect(rows).toEqual(
-        [HOST.person, HOST.roadshowNew, HOST.facebook, HOST.roadshowOld].sort().map((id) => ({ customer_id: id, total: 1 })),
+        [HOST.person, HOST.roadshowNew, HOST.facebook, HOST.roadshowOld]
+          .sort()
+          .map((id) => ({ customer_id: id, total: 1 })),
       );
     });
   });
@@ -135,16 +139,20 @@ export function hostInstallSuite(layout: HostLayout) {
         { id: HOST.penang, name: "Roadshow\tPenang\n", type: "other" },
       ];
       const configured = res.body.sources.filter((s: { id: string }) => !host.some((h) => h.id === s.id));
-      expect([...res.body.sources].sort(byName)).toEqual(
-        [...host, ...configured].sort(byName),
+      expect([...res.body.sources].sort(byName)).toEqual([...host, ...configured].sort(byName));
+      expect(configured.map(({ name, type }: { name: string; type: string }) => ({ name, type })).sort(byName)).toEqual(
+        [
+          { name: "Google Ads", type: "ads" },
+          { name: "TikTok Ads", type: "ads" },
+          { name: "Website Form", type: "other" },
+        ],
       );
-      expect(configured.map(({ name, type }: { name: string; type: string }) => ({ name, type })).sort(byName)).toEqual([
-        { name: "Google Ads", type: "ads" },
-        { name: "TikTok Ads", type: "ads" },
-        { name: "Website Form", type: "other" },
-      ]);
       for (const s of configured) expect(s.id).toMatch(/^src_/);
-      expect(res.body.ads.map((s: { name: string }) => s.name).sort()).toEqual(["FaceBook  Ads", "Google Ads", "TikTok Ads"]);
+      expect(res.body.ads.map((s: { name: string }) => s.name).sort()).toEqual([
+        "FaceBook  Ads",
+        "Google Ads",
+        "TikTok Ads",
+      ]);
       expect((await sourceNames(db.sql)).map((r) => r.key)).toEqual(KEYS_AFTER_CONFIGURED_SOURCES);
     });
 
@@ -175,7 +183,10 @@ export function hostInstallSuite(layout: HostLayout) {
       expect(res.status).toBe(200);
       const sourceCreated = created.slice(0, 4); // the fifth names a person
       const old = [HOST.referrals.duplicateSource, HOST.referrals.legacy, HOST.referrals.contacted];
-      expect(res.body.leads.map((l: { referralId: number }) => l.referralId)).toEqual([...sourceCreated.reverse(), ...old]);
+      expect(res.body.leads.map((l: { referralId: number }) => l.referralId)).toEqual([
+        ...sourceCreated.reverse(),
+        ...old,
+      ]);
       expect(res.body.pagination).toEqual({ total: 7, limit: 100, offset: 0, hasMore: false });
 
       const listed = (id: number) => res.body.leads.find((l: { referralId: number }) => l.referralId === id);
@@ -221,7 +232,10 @@ export function hostInstallSuite(layout: HostLayout) {
       });
 
       const filtered = await call("GET", `/api/leads?referrer=${encodeURIComponent("ROADSHOW KL")}`);
-      expect(filtered.body.leads.map((l: { referralId: number }) => l.referralId)).toEqual([created[0], HOST.referrals.legacy]);
+      expect(filtered.body.leads.map((l: { referralId: number }) => l.referralId)).toEqual([
+        created[0],
+        HOST.referrals.legacy,
+      ]);
     });
 
     it("GET /api/leads/agents lists the assignable users of this layout", async () => {

@@ -121,12 +121,62 @@ export async function createHostDatabase(layout: HostLayout): Promise<TestDataba
   const assigned = (userId: number | null) => (hasAssignment ? [userId] : []);
   const assignedColumn = hasAssignment ? ", assigned_agent_id" : "";
   const assignedValue = (n: number) => (hasAssignment ? `, $${n}` : "");
-  const referrals: [string, string | null, string, string | null, string, (string | null)[], number | null, number | null, string | null][] = [
+  const referrals: [
+    string,
+    string | null,
+    string,
+    string | null,
+    string,
+    (string | null)[],
+    number | null,
+    number | null,
+    string | null,
+  ][] = [
     // referrer, lead customer, name, mobile, status, [state, city, address, relationship, project type, remark], assigned, preferred, created
-    [HOST.facebook, "cus_host_lead1", "Old Lead One", "60121234567", "Contacted", ["Johor", "JB", "No 2", "Friend", "RESIDENTIAL (2%)", "call after 5"], HOST.users.siti, HOST.users.ravi, "2021-01-01T00:00:00.123Z"],
-    [HOST.roadshowOld, null, "Legacy Lead Without Customer", null, "NEW LEAD", [null, null, null, null, null, null], null, null, null],
-    [HOST.person, "cus_host_lead3", "Old Lead Three", "0198887777", "closed-won", ["", "", "", "Family", "OTHERS", ""], HOST.users.mona, null, "2021-03-01T00:00:00Z"],
-    [HOST.roadshowNew, "cus_host_lead4", "Old Lead Four", null, "Rejected", ["Penang", null, "", "Neighbor", null, null], null, HOST.users.noPlatform, "2021-07-01T00:00:00Z"],
+    [
+      HOST.facebook,
+      "cus_host_lead1",
+      "Old Lead One",
+      "60121234567",
+      "Contacted",
+      ["Johor", "JB", "No 2", "Friend", "RESIDENTIAL (2%)", "call after 5"],
+      HOST.users.siti,
+      HOST.users.ravi,
+      "2021-01-01T00:00:00.123Z",
+    ],
+    [
+      HOST.roadshowOld,
+      null,
+      "Legacy Lead Without Customer",
+      null,
+      "NEW LEAD",
+      [null, null, null, null, null, null],
+      null,
+      null,
+      null,
+    ],
+    [
+      HOST.person,
+      "cus_host_lead3",
+      "Old Lead Three",
+      "0198887777",
+      "closed-won",
+      ["", "", "", "Family", "OTHERS", ""],
+      HOST.users.mona,
+      null,
+      "2021-03-01T00:00:00Z",
+    ],
+    [
+      HOST.roadshowNew,
+      "cus_host_lead4",
+      "Old Lead Four",
+      null,
+      "Rejected",
+      ["Penang", null, "", "Neighbor", null, null],
+      null,
+      HOST.users.noPlatform,
+      "2021-07-01T00:00:00Z",
+    ],
   ];
   for (const [referrer, lead, name, mobile, status, extra, agent, preferred, createdAt] of referrals) {
     await db.sql.query(
@@ -154,7 +204,10 @@ export async function snapshotRows(sql: pg.Pool): Promise<Record<string, unknown
 }
 
 /** The host rows with the ids of a snapshot, now: old rows must stay as they were after the service wrote new ones. */
-export async function currentRowsOf(sql: pg.Pool, snapshot: Record<string, unknown[]>): Promise<Record<string, unknown[]>> {
+export async function currentRowsOf(
+  sql: pg.Pool,
+  snapshot: Record<string, unknown[]>,
+): Promise<Record<string, unknown[]>> {
   const now: Record<string, unknown[]> = {};
   for (const table of HOST_TABLES) {
     const ids = snapshot[table].map((row) => (row as { id: unknown }).id);

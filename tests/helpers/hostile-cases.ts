@@ -22,7 +22,6 @@ import {
  * (tests/helpers/oracle.ts).
  */
 
-
 export interface HostileCase {
   request: RawRequest;
   expected: Expected;
@@ -32,11 +31,67 @@ export interface HostileCase {
 }
 
 const EDGE_CHARS = [
-  "\u0000", "\u0001", "\u0008", "\u001b", "\u001f", "\u007f", "\u0085", "\u00a0", "\u00ad", "\u034f", "\u061c",
-  "\u180e", "\u200b", "\u200d", "\u200e", "\u202e", "\u2028", "\u2029", "\u2066", "\u3000", "\ufeff", "\ufffd",
-  "\uffff", "\ud800", "\udbff", "\udc00", "\udfff", "\ud83d\ude00", "\ud83d", "e\u0301", "\t", "\n", "\r", "\v",
-  " ", "\\", '"', "'", "`", "<", ">", "&", "%", "%00", "$1", "${x}", "{{x}}", "--", "/*", "*/", "';DROP TABLE referrals;--",
-  "\\u0000", "\ud835\udd4f", "\u00df", "\u0130", "\ufb01", "\u0000\u0000", "NaN", "null", "__proto__", "\u{10ffff}",
+  "\u0000",
+  "\u0001",
+  "\u0008",
+  "\u001b",
+  "\u001f",
+  "\u007f",
+  "\u0085",
+  "\u00a0",
+  "\u00ad",
+  "\u034f",
+  "\u061c",
+  "\u180e",
+  "\u200b",
+  "\u200d",
+  "\u200e",
+  "\u202e",
+  "\u2028",
+  "\u2029",
+  "\u2066",
+  "\u3000",
+  "\ufeff",
+  "\ufffd",
+  "\uffff",
+  "\ud800",
+  "\udbff",
+  "\udc00",
+  "\udfff",
+  "\ud83d\ude00",
+  "\ud83d",
+  "e\u0301",
+  "\t",
+  "\n",
+  "\r",
+  "\v",
+  " ",
+  "\\",
+  '"',
+  "'",
+  "`",
+  "<",
+  ">",
+  "&",
+  "%",
+  "%00",
+  "$1",
+  "${x}",
+  "{{x}}",
+  "--",
+  "/*",
+  "*/",
+  "';DROP TABLE referrals;--",
+  "\\u0000",
+  "\ud835\udd4f",
+  "\u00df",
+  "\u0130",
+  "\ufb01",
+  "\u0000\u0000",
+  "NaN",
+  "null",
+  "__proto__",
+  "\u{10ffff}",
 ];
 
 /**
@@ -49,23 +104,44 @@ const anyCodePoint = fc.integer({ min: 0, max: 0x10ffff }).map((c) => String.fro
 export const hostileString = fc.oneof(
   fc.string({ unit: fc.oneof(fc.constantFrom(...EDGE_CHARS), anyCodePoint), maxLength: 30 }),
   fc.string({ unit: "grapheme", maxLength: 130 }),
-  fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 6 }),
+  fc.string({
+    unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+    minLength: 1,
+    maxLength: 6,
+  }),
   fc.string({ maxLength: 140 }),
-  fc.constantFrom("", " ", "  \t ", "a", "ab", " ab ", "\u0000ab", "ab\u0000", "\ud800ab", "x".repeat(121), "y".repeat(501)),
+  fc.constantFrom(
+    "",
+    " ",
+    "  \t ",
+    "a",
+    "ab",
+    " ab ",
+    "\u0000ab",
+    "ab\u0000",
+    "\ud800ab",
+    "x".repeat(121),
+    "y".repeat(501),
+  ),
 );
 
 /** A JSON value of any type but string (and no integers a field might accept). */
 const nonString = fc.oneof(
-  fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, -0.5, 1e300, 9007199254740992, [], {}, [""], [null], { a: 1 }),
+  fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, -0.5, 1e300, 9007199254740992, [], {}, [""], [null], {
+    a: 1,
+  }),
   fc.jsonValue({ maxDepth: 3 }).filter((v) => typeof v !== "string"),
 );
 
 /** Deeply nested arrays or objects as raw JSON text. */
 const deepJson = fc
   .record({ depth: fc.integer({ min: 1, max: 20_000 }), object: fc.boolean() })
-  .map(({ depth, object }) => (object ? '{"a":'.repeat(depth) + "1" + "}".repeat(depth) : "[".repeat(depth) + "]".repeat(depth)));
+  .map(({ depth, object }) =>
+    object ? '{"a":'.repeat(depth) + "1" + "}".repeat(depth) : "[".repeat(depth) + "]".repeat(depth),
+  );
 
-const digits = (n: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((d) => d.join(""));
+const digits = (n: number) =>
+  fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((d) => d.join(""));
 
 /** Valid Malaysian mobiles as people write them: 012-345 6789, +60 12…, 12-345 6789, 6012…, with formatting. */
 const validMobile = fc
@@ -87,9 +163,23 @@ const validMobile = fc
 
 const invalidMobile = fc.oneof(
   fc.constantFrom(
-    "", "12345", "0123", "5123456789", "+61 12 345 6789", "+6", "+", "0123456789012345", "abc-def-ghij",
-    "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669", "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19",
-    "012\u2013345 6789", "012_345_6789", "012-345-6789-".repeat(4), "60 12 345 6789 0000", "++60123456789", "0x12345678",
+    "",
+    "12345",
+    "0123",
+    "5123456789",
+    "+61 12 345 6789",
+    "+6",
+    "+",
+    "0123456789012345",
+    "abc-def-ghij",
+    "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669",
+    "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19",
+    "012\u2013345 6789",
+    "012_345_6789",
+    "012-345-6789-".repeat(4),
+    "60 12 345 6789 0000",
+    "++60123456789",
+    "0x12345678",
     "012 345 6789\u0000",
   ),
   hostileString,
@@ -111,20 +201,35 @@ interface Pools {
 function pools(world: World, run: string): Pools {
   const existing = [...world.sourcesByKey.values()];
   return {
-    names: ["Aminah Binti Ali", "Tan Wei Ming", "Rajesh Kumar", "Siti Nur'aini", "O'Brien-Lee"].map((n) => `${n} ${run}`),
+    names: ["Aminah Binti Ali", "Tan Wei Ming", "Rajesh Kumar", "Siti Nur'aini", "O'Brien-Lee"].map(
+      (n) => `${n} ${run}`,
+    ),
     sourceRefs: [
-      ...existing.flatMap((s) => [s.name, s.name.toUpperCase(), `  ${s.name.toLowerCase().replace(/ /g, "   ")} `, s.id, s.id.toUpperCase()]),
+      ...existing.flatMap((s) => [
+        s.name,
+        s.name.toUpperCase(),
+        `  ${s.name.toLowerCase().replace(/ /g, "   ")} `,
+        s.id,
+        s.id.toUpperCase(),
+      ]),
     ],
     // New names in case and spacing variants; a person's id as a string is a new source name too (rule 5).
     newSources: [
-      ...["Fuzz Roadshow", "fuzz roadshow", "  FUZZ   ROADSHOW ", "Fuzz Expo 2026", "fuzz  expo 2026"].map((n) => `${n} ${run}`),
+      ...["Fuzz Roadshow", "fuzz roadshow", "  FUZZ   ROADSHOW ", "Fuzz Expo 2026", "fuzz  expo 2026"].map(
+        (n) => `${n} ${run}`,
+      ),
       ...world.persons.keys(),
     ],
     objectRefs: [...world.sourceIds, ...world.persons.keys()].flatMap((id) => [id, ` ${id} `]),
     agentRefs: world.agents.flatMap((a) => [a.platformId, a.id, String(a.id), ` ${a.platformId} `]),
     badAgentRefs: [
       ...world.ineligible.flatMap((u) => [u.id, String(u.id), ...(u.platformId ? [u.platformId] : [])]),
-      "agent_does_not_exist", 2147483647, 2147483648, "2147483648", 9007199254740991, "99999999999999999999",
+      "agent_does_not_exist",
+      2147483647,
+      2147483648,
+      "2147483648",
+      9007199254740991,
+      "99999999999999999999",
     ],
   };
 }
@@ -155,36 +260,80 @@ function validLead(p: Pools): fc.Arbitrary<Lead> {
 type Entry = [string, unknown];
 type Mutation = (entries: Entry[]) => Entry[];
 
-const set = (key: string, value: unknown): Mutation => (entries) => [...entries.filter(([k]) => k !== key), [key, value]];
+const set =
+  (key: string, value: unknown): Mutation =>
+  (entries) => [...entries.filter(([k]) => k !== key), [key, value]];
 const FIELDS = fc.constantFrom(...KNOWN_FIELDS);
 
 function mutation(p: Pools): fc.Arbitrary<Mutation> {
   return fc.oneof(
     // wrong type, null, or missing
     fc.tuple(FIELDS, nonString).map(([f, v]) => set(f, v)),
-    FIELDS.map((f): Mutation => (entries) => entries.filter(([k]) => k !== f)),
+    FIELDS.map(
+      (f): Mutation =>
+        (entries) =>
+          entries.filter(([k]) => k !== f),
+    ),
     // hostile text in any field, including the referrer's customerId and the agent id
     fc.tuple(FIELDS, hostileString).map(([f, v]) => set(f, v)),
     hostileString.map((v) => set("referrer", { customerId: v })),
-    fc.tuple(fc.constantFrom("leadName", "referrer", "leadAddress", "remark", "leadCity"), fc.integer({ min: 100, max: 1200 }), fc.constantFrom("x", " ", "\u00e9", "\ud83d\ude00")).map(
-      ([f, n, c]) => set(f, c.repeat(n)),
-    ),
+    fc
+      .tuple(
+        fc.constantFrom("leadName", "referrer", "leadAddress", "remark", "leadCity"),
+        fc.integer({ min: 100, max: 1200 }),
+        fc.constantFrom("x", " ", "\u00e9", "\ud83d\ude00"),
+      )
+      .map(([f, n, c]) => set(f, c.repeat(n))),
     // unknown names, prototype keys among them; a referrer object with more than customerId
     fc
       .tuple(
         fc.oneof(
-          fc.constantFrom("introducer", "source", "status", "campaignId", "assigned_agent", "LeadName", "lead_name", "__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "", " leadName", "leadName\u0000"),
+          fc.constantFrom(
+            "introducer",
+            "source",
+            "status",
+            "campaignId",
+            "assigned_agent",
+            "LeadName",
+            "lead_name",
+            "__proto__",
+            "constructor",
+            "prototype",
+            "toString",
+            "hasOwnProperty",
+            "",
+            " leadName",
+            "leadName\u0000",
+          ),
           fc.string({ maxLength: 12 }),
         ),
         fc.oneof(nonString, hostileString, fc.constant({ polluted: "yes" })),
       )
       .map(([k, v]) => set(k, v)),
     fc.constantFrom(...p.objectRefs).map((id) => set("referrer", { customerId: id, type: "person" })),
-    fc.constantFrom<unknown>({ customerId: "cus_does_not_exist" }, { customerId: "src_000000000000000000000000" }, { customerId: "" }, { customerId: " " }, { customerId: "x".repeat(121) }, { __proto__: null, customerId: 5 }, { customerId: ["a"] }).map((r) => set("referrer", r)),
+    fc
+      .constantFrom<unknown>(
+        { customerId: "cus_does_not_exist" },
+        { customerId: "src_000000000000000000000000" },
+        { customerId: "" },
+        { customerId: " " },
+        { customerId: "x".repeat(121) },
+        { __proto__: null, customerId: 5 },
+        { customerId: ["a"] },
+      )
+      .map((r) => set("referrer", r)),
     // agents: unknown, ineligible, out of range, wrong format
-    fc.oneof(fc.constantFrom(...p.badAgentRefs), fc.constantFrom<unknown>("", " ", "a b", "agent!", "a".repeat(81), 0, -1, 1.5, "1.5", "-1", "\u0661"), hostileString).map((v) => set("assignedAgentId", v)),
+    fc
+      .oneof(
+        fc.constantFrom(...p.badAgentRefs),
+        fc.constantFrom<unknown>("", " ", "a b", "agent!", "a".repeat(81), 0, -1, 1.5, "1.5", "-1", "\u0661"),
+        hostileString,
+      )
+      .map((v) => set("assignedAgentId", v)),
     // enums: near misses
-    fc.constantFrom("family", "FRIEND", "Other ", " Other", "Business  Partner", "", "Others").map((v) => set("relationship", v)),
+    fc
+      .constantFrom("family", "FRIEND", "Other ", " Other", "Business  Partner", "", "Others")
+      .map((v) => set("relationship", v)),
     fc.constantFrom("residential (2%)", "RESIDENTIAL", "OTHER", "FACTORY (2%)", "").map((v) => set("projectType", v)),
     // mobiles: any form, valid or not
     fc.oneof(validMobile, invalidMobile).map((v) => set("leadMobileNumber", v)),
@@ -205,7 +354,14 @@ function postBody(p: Pools): fc.Arbitrary<{ bytes: Uint8Array; personal: string[
   const personalOf = (l: Lead) =>
     ["leadName", "leadMobileNumber", "leadAddress"].filter((k) => typeof l[k] === "string").map((k) => l[k] as string);
   return fc.oneof(
-    { weight: 20, arbitrary: lead.map((l) => ({ bytes: encoder.encode(JSON.stringify(l)), personal: personalOf(l), kind: "valid lead" })) },
+    {
+      weight: 20,
+      arbitrary: lead.map((l) => ({
+        bytes: encoder.encode(JSON.stringify(l)),
+        personal: personalOf(l),
+        kind: "valid lead",
+      })),
+    },
     {
       weight: 80,
       arbitrary: fc.tuple(lead, fc.array(mutation(p), { minLength: 1, maxLength: 3 })).map(([l, ms]) => {
@@ -219,15 +375,35 @@ function postBody(p: Pools): fc.Arbitrary<{ bytes: Uint8Array; personal: string[
       arbitrary: fc.tuple(lead, FIELDS, nonString, fc.boolean()).map(([l, f, bad, badFirst]) => {
         const entries = fromLead(l);
         const good = l[f] ?? (f === "remark" ? "ok" : undefined);
-        const dup: Entry[] = good === undefined ? [[f, bad]] : badFirst ? [[f, bad], [f, good]] : [[f, good], [f, bad]];
-        return { bytes: encoder.encode(serialise([...entries.filter(([k]) => k !== f), ...dup])), personal: personalOf(l), kind: "duplicate keys" };
+        const dup: Entry[] =
+          good === undefined
+            ? [[f, bad]]
+            : badFirst
+              ? [
+                  [f, bad],
+                  [f, good],
+                ]
+              : [
+                  [f, good],
+                  [f, bad],
+                ];
+        return {
+          bytes: encoder.encode(serialise([...entries.filter(([k]) => k !== f), ...dup])),
+          personal: personalOf(l),
+          kind: "duplicate keys",
+        };
       }),
     },
     {
       // damaged syntax: cut, spliced, wrapped, doubled, commented
       weight: 20,
       arbitrary: fc
-        .tuple(lead, fc.nat(), fc.constantFrom("cut", "splice", "bom", "space", "double", "comma", "comment", "quotes", "garbage"), fc.string({ maxLength: 3 }))
+        .tuple(
+          lead,
+          fc.nat(),
+          fc.constantFrom("cut", "splice", "bom", "space", "double", "comma", "comment", "quotes", "garbage"),
+          fc.string({ maxLength: 3 }),
+        )
         .map(([l, at, how, junk]) => {
           const t = JSON.stringify(l);
           const i = at % (t.length + 1);
@@ -248,11 +424,21 @@ function postBody(p: Pools): fc.Arbitrary<{ bytes: Uint8Array; personal: string[
     {
       // invalid UTF-8 inside an otherwise valid body
       weight: 10,
-      arbitrary: fc.tuple(lead, fc.nat(), fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0x80])).map(([l, at, bad]) => {
-        const t = encoder.encode(JSON.stringify(l));
-        const i = at % (t.length + 1);
-        return { bytes: new Uint8Array([...t.slice(0, i), ...bad, ...t.slice(i)]), personal: personalOf(l), kind: "invalid utf-8" };
-      }),
+      arbitrary: fc
+        .tuple(
+          lead,
+          fc.nat(),
+          fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0x80]),
+        )
+        .map(([l, at, bad]) => {
+          const t = encoder.encode(JSON.stringify(l));
+          const i = at % (t.length + 1);
+          return {
+            bytes: new Uint8Array([...t.slice(0, i), ...bad, ...t.slice(i)]),
+            personal: personalOf(l),
+            kind: "invalid utf-8",
+          };
+        }),
     },
     {
       // not a lead at all: any JSON, deep nesting, prototype pollution attempts, empty
@@ -261,7 +447,23 @@ function postBody(p: Pools): fc.Arbitrary<{ bytes: Uint8Array; personal: string[
         .oneof(
           fc.json({ maxDepth: 4 }),
           deepJson,
-          fc.constantFrom("", " ", "null", "true", "0", '""', "[]", "{}", '{"__proto__":{"polluted":"yes"}}', '{"constructor":{"prototype":{"polluted":"yes"}}}', "NaN", "undefined", "{'a':1}", "\u0000", "{\u0000}"),
+          fc.constantFrom(
+            "",
+            " ",
+            "null",
+            "true",
+            "0",
+            '""',
+            "[]",
+            "{}",
+            '{"__proto__":{"polluted":"yes"}}',
+            '{"constructor":{"prototype":{"polluted":"yes"}}}',
+            "NaN",
+            "undefined",
+            "{'a':1}",
+            "\u0000",
+            "{\u0000}",
+          ),
           fc.string({ unit: anyCodePoint, maxLength: 50 }),
         )
         .map((t) => ({ bytes: encoder.encode(t), personal: [], kind: "not a lead" })),
@@ -277,11 +479,17 @@ function postBody(p: Pools): fc.Arbitrary<{ bytes: Uint8Array; personal: string[
     {
       // near and over the 1 MiB limit
       weight: 1,
-      arbitrary: fc.tuple(lead, fc.integer({ min: MAX_BODY - 4096, max: MAX_BODY + 4096 }), fc.constantFrom("x", "\u00e9")).map(([l, size, c]) => {
-        const t = JSON.stringify({ ...l, remark: "" });
-        const room = Math.max(0, Math.floor((size - encoder.encode(t).length) / encoder.encode(c).length));
-        return { bytes: encoder.encode(t.replace('"remark":""', `"remark":"${c.repeat(room)}"`)), personal: personalOf(l), kind: "huge" };
-      }),
+      arbitrary: fc
+        .tuple(lead, fc.integer({ min: MAX_BODY - 4096, max: MAX_BODY + 4096 }), fc.constantFrom("x", "\u00e9"))
+        .map(([l, size, c]) => {
+          const t = JSON.stringify({ ...l, remark: "" });
+          const room = Math.max(0, Math.floor((size - encoder.encode(t).length) / encoder.encode(c).length));
+          return {
+            bytes: encoder.encode(t.replace('"remark":""', `"remark":"${c.repeat(room)}"`)),
+            personal: personalOf(l),
+            kind: "huge",
+          };
+        }),
     },
   );
 }
@@ -290,7 +498,14 @@ function postBody(p: Pools): fc.Arbitrary<{ bytes: Uint8Array; personal: string[
 export function authHeaders(key = TEST_KEY): fc.Arbitrary<{ headers: [string, string][]; valid: boolean }> {
   const utf8AsLatin1 = (s: string) => Buffer.from(s, "utf8").toString("latin1");
   const last = key.at(-1)!;
-  const valid = [`Bearer ${key}`, `bearer ${key}`, `BEARER ${key}`, `BeArEr ${key}`, `Bearer   ${key}`, `  Bearer ${key}  `];
+  const valid = [
+    `Bearer ${key}`,
+    `bearer ${key}`,
+    `BEARER ${key}`,
+    `BeArEr ${key}`,
+    `Bearer   ${key}`,
+    `  Bearer ${key}  `,
+  ];
   const invalid = [
     `Bearer ${key.slice(0, -1)}${last === "9" ? "8" : "9"}`,
     `Bearer ${key.slice(0, -1)}`,
@@ -321,20 +536,40 @@ export function authHeaders(key = TEST_KEY): fc.Arbitrary<{ headers: [string, st
     `Bearer ${"A".repeat(8192)}`,
   ];
   return fc.oneof(
-    { weight: 30, arbitrary: fc.constantFrom(...valid).map((v) => ({ headers: [["Authorization", v]] as [string, string][], valid: true })) },
-    { weight: 6, arbitrary: fc.constantFrom(...invalid).map((v) => ({ headers: [["Authorization", v]] as [string, string][], valid: false })) },
+    {
+      weight: 30,
+      arbitrary: fc
+        .constantFrom(...valid)
+        .map((v) => ({ headers: [["Authorization", v]] as [string, string][], valid: true })),
+    },
+    {
+      weight: 6,
+      arbitrary: fc
+        .constantFrom(...invalid)
+        .map((v) => ({ headers: [["Authorization", v]] as [string, string][], valid: false })),
+    },
     {
       // no Authorization at all; the key elsewhere (cookie, other headers) never counts
       weight: 2,
       arbitrary: fc
-        .constantFrom<[string, string][]>([], [["Cookie", `key=${key}`]], [["X-API-Key", key]], [["Api-Key", key]], [["Proxy-Authorization", `Bearer ${key}`]], [["Authorisation", `Bearer ${key}`]])
+        .constantFrom<[string, string][]>(
+          [],
+          [["Cookie", `key=${key}`]],
+          [["X-API-Key", key]],
+          [["Api-Key", key]],
+          [["Proxy-Authorization", `Bearer ${key}`]],
+          [["Authorisation", `Bearer ${key}`]],
+        )
         .map((headers) => ({ headers, valid: false })),
     },
     {
       // the header twice: one credential is all a Bearer header may carry
       weight: 1,
       arbitrary: fc.constantFrom(...valid, ...invalid).map((other) => ({
-        headers: [["Authorization", `Bearer ${key}`], ["Authorization", other]] as [string, string][],
+        headers: [
+          ["Authorization", `Bearer ${key}`],
+          ["Authorization", other],
+        ] as [string, string][],
         valid: false,
       })),
     },
@@ -343,11 +578,40 @@ export function authHeaders(key = TEST_KEY): fc.Arbitrary<{ headers: [string, st
 
 /** Content-Type headers, each with whether it is application/json (any case, with or without parameters). */
 const contentTypes = fc.oneof(
-  { weight: 12, arbitrary: fc.constantFrom("application/json", "Application/JSON", "application/json; charset=utf-8", "application/json;charset=UTF-8", " application/json ", "application/json ; foo=bar", "APPLICATION/JSON; charset=\"utf-8\"").map((v) => ({ headers: [["Content-Type", v]] as [string, string][], valid: true })) },
+  {
+    weight: 12,
+    arbitrary: fc
+      .constantFrom(
+        "application/json",
+        "Application/JSON",
+        "application/json; charset=utf-8",
+        "application/json;charset=UTF-8",
+        " application/json ",
+        "application/json ; foo=bar",
+        'APPLICATION/JSON; charset="utf-8"',
+      )
+      .map((v) => ({ headers: [["Content-Type", v]] as [string, string][], valid: true })),
+  },
   {
     weight: 2,
     arbitrary: fc
-      .constantFrom("text/plain", "text/json", "application/jsonp", "application/json-patch+json", "application/ld+json", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/*", "*/*", "json", "", "application/json, text/plain", "application /json", "application/json5", "application/xml")
+      .constantFrom(
+        "text/plain",
+        "text/json",
+        "application/jsonp",
+        "application/json-patch+json",
+        "application/ld+json",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/*",
+        "*/*",
+        "json",
+        "",
+        "application/json, text/plain",
+        "application /json",
+        "application/json5",
+        "application/xml",
+      )
       .map((v) => ({ headers: [["Content-Type", v]] as [string, string][], valid: false })),
   },
   { weight: 1, arbitrary: fc.constant({ headers: [] as [string, string][], valid: false }) },
@@ -360,13 +624,74 @@ function queryText(p: Pools): fc.Arbitrary<string> {
   const enc = encodeURIComponent;
   const param = fc.oneof(
     fc.integer({ min: 1, max: 500 }).map((n) => `limit=${n}`),
-    fc.constantFrom("0", "501", "-1", "1.5", "1e2", "0x10", "", " 5", "5 ", "abc", "+5", "\u0663", "99999999999999999999", "1,2", "NaN", "Infinity", "007", "500", "1").map((v) => `limit=${enc(v)}`),
+    fc
+      .constantFrom(
+        "0",
+        "501",
+        "-1",
+        "1.5",
+        "1e2",
+        "0x10",
+        "",
+        " 5",
+        "5 ",
+        "abc",
+        "+5",
+        "\u0663",
+        "99999999999999999999",
+        "1,2",
+        "NaN",
+        "Infinity",
+        "007",
+        "500",
+        "1",
+      )
+      .map((v) => `limit=${enc(v)}`),
     fc.integer({ min: 0, max: 2147483647 }).map((n) => `offset=${n}`),
-    fc.constantFrom("0", "2147483647", "2147483648", "-0", "-1", "1.0", "", "1e3", "9".repeat(400), "00").map((v) => `offset=${enc(v)}`),
-    fc.oneof(fc.constantFrom(...p.sourceRefs, ...p.newSources), hostileString.filter((s) => s.isWellFormed())).map((v) => `referrer=${enc(v)}`),
-    fc.constantFrom("", " ", "a", "x".repeat(121), "Facebook Ads,Google Ads", "*", "%", "Face%").map((v) => `referrer=${enc(v)}`),
-    fc.constantFrom("Limit=5", "referrer[]=Facebook%20Ads", "referrer[0]=x", "introducer=x", "source=x", `key=${TEST_KEY}`, `access_token=${TEST_KEY}`, "=x", "__proto__=x", "constructor=x", "toString=1", "hasOwnProperty=1", "limit", "referrer"),
-    fc.constantFrom("%", "%zz", "%ff", "%00", "+", ";", "&&", "limit=5;offset=1", "limit=%35", "limit=5%00", "referrer=%ED%A0%80ab", "referrer=%00ab", "referrer=Facebook+Ads", "referrer=%E2%80%AEabc"),
+    fc
+      .constantFrom("0", "2147483647", "2147483648", "-0", "-1", "1.0", "", "1e3", "9".repeat(400), "00")
+      .map((v) => `offset=${enc(v)}`),
+    fc
+      .oneof(
+        fc.constantFrom(...p.sourceRefs, ...p.newSources),
+        hostileString.filter((s) => s.isWellFormed()),
+      )
+      .map((v) => `referrer=${enc(v)}`),
+    fc
+      .constantFrom("", " ", "a", "x".repeat(121), "Facebook Ads,Google Ads", "*", "%", "Face%")
+      .map((v) => `referrer=${enc(v)}`),
+    fc.constantFrom(
+      "Limit=5",
+      "referrer[]=Facebook%20Ads",
+      "referrer[0]=x",
+      "introducer=x",
+      "source=x",
+      `key=${TEST_KEY}`,
+      `access_token=${TEST_KEY}`,
+      "=x",
+      "__proto__=x",
+      "constructor=x",
+      "toString=1",
+      "hasOwnProperty=1",
+      "limit",
+      "referrer",
+    ),
+    fc.constantFrom(
+      "%",
+      "%zz",
+      "%ff",
+      "%00",
+      "+",
+      ";",
+      "&&",
+      "limit=5;offset=1",
+      "limit=%35",
+      "limit=5%00",
+      "referrer=%ED%A0%80ab",
+      "referrer=%00ab",
+      "referrer=Facebook+Ads",
+      "referrer=%E2%80%AEabc",
+    ),
   );
   return fc.array(param, { maxLength: 4 }).map((ps) => ps.join("&"));
 }
@@ -375,7 +700,12 @@ function queryText(p: Pools): fc.Arbitrary<string> {
 export function hostileCases(world: World, run: string): fc.Arbitrary<HostileCase> {
   const p = pools(world, run);
   const post = fc.tuple(authHeaders(), contentTypes, postBody(p)).map(([auth, ct, body]): HostileCase => {
-    const request: RawRequest = { method: "POST", path: "/api/leads", headers: [...auth.headers, ...ct.headers], body: body.bytes };
+    const request: RawRequest = {
+      method: "POST",
+      path: "/api/leads",
+      headers: [...auth.headers, ...ct.headers],
+      body: body.bytes,
+    };
     let expected: Expected;
     if (!auth.valid) expected = { outcomes: ["UNAUTHORIZED"] };
     else if (!ct.valid) expected = { outcomes: ["INVALID_CONTENT_TYPE"] };
@@ -383,21 +713,36 @@ export function hostileCases(world: World, run: string): fc.Arbitrary<HostileCas
     else expected = expectForBody(body.bytes, world);
     return { request, expected, personal: body.personal, kind: `POST ${body.kind}` };
   });
-  const list = fc.tuple(authHeaders(), queryText(p), fc.option(contentTypes, { nil: undefined })).map(([auth, query, ct]): HostileCase => ({
-    request: { method: "GET", path: `/api/leads${query ? `?${query}` : ""}`, headers: [...auth.headers, ...(ct?.headers ?? [])] },
-    expected: auth.valid ? expectForQuery(query) : { outcomes: ["UNAUTHORIZED"] },
-    personal: [],
-    kind: "GET /api/leads",
-  }));
-  const reads = fc.tuple(authHeaders(), fc.constantFrom(...GET_PATHS), fc.option(queryText(p), { nil: undefined })).map(([auth, path, query]): HostileCase => ({
-    // These take no parameters; any given are ignored.
-    request: { method: "GET", path: query ? `${path}?${query}` : path, headers: auth.headers },
-    expected: { outcomes: [auth.valid ? "200" : "UNAUTHORIZED"] },
-    personal: [],
-    kind: `GET ${path}`,
-  }));
+  const list = fc
+    .tuple(authHeaders(), queryText(p), fc.option(contentTypes, { nil: undefined }))
+    .map(([auth, query, ct]): HostileCase => ({
+      request: {
+        method: "GET",
+        path: `/api/leads${query ? `?${query}` : ""}`,
+        headers: [...auth.headers, ...(ct?.headers ?? [])],
+      },
+      expected: auth.valid ? expectForQuery(query) : { outcomes: ["UNAUTHORIZED"] },
+      personal: [],
+      kind: "GET /api/leads",
+    }));
+  const reads = fc
+    .tuple(authHeaders(), fc.constantFrom(...GET_PATHS), fc.option(queryText(p), { nil: undefined }))
+    .map(([auth, path, query]): HostileCase => ({
+      // These take no parameters; any given are ignored.
+      request: { method: "GET", path: query ? `${path}?${query}` : path, headers: auth.headers },
+      expected: { outcomes: [auth.valid ? "200" : "UNAUTHORIZED"] },
+      personal: [],
+      kind: `GET ${path}`,
+    }));
   const wrong = fc
-    .tuple(authHeaders(), fc.oneof(fc.tuple(fc.constantFrom("PUT", "PATCH", "DELETE", "OPTIONS"), fc.constantFrom("/api/leads", ...GET_PATHS)), fc.tuple(fc.constant("POST"), fc.constantFrom(...GET_PATHS))), fc.option(postBody(p), { nil: undefined }))
+    .tuple(
+      authHeaders(),
+      fc.oneof(
+        fc.tuple(fc.constantFrom("PUT", "PATCH", "DELETE", "OPTIONS"), fc.constantFrom("/api/leads", ...GET_PATHS)),
+        fc.tuple(fc.constant("POST"), fc.constantFrom(...GET_PATHS)),
+      ),
+      fc.option(postBody(p), { nil: undefined }),
+    )
     .map(([auth, [method, path], body]): HostileCase => ({
       // No such operation: 405 whatever the key (nothing is read or written).
       request: { method, path, headers: [...auth.headers, ["content-type", "application/json"]], body: body?.bytes },
@@ -406,7 +751,18 @@ export function hostileCases(world: World, run: string): fc.Arbitrary<HostileCas
       kind: `${method} (not allowed)`,
     }));
   const nowhere = fc
-    .tuple(authHeaders(), fc.constantFrom("GET", "POST", "DELETE"), fc.constantFrom("/api/lead", "/api/leads/123", "/api/leads/sources/x", "/api/v1/leads", "/api/nowhere", "/api/leads/agents/1"))
+    .tuple(
+      authHeaders(),
+      fc.constantFrom("GET", "POST", "DELETE"),
+      fc.constantFrom(
+        "/api/lead",
+        "/api/leads/123",
+        "/api/leads/sources/x",
+        "/api/v1/leads",
+        "/api/nowhere",
+        "/api/leads/agents/1",
+      ),
+    )
     .map(([auth, method, path]): HostileCase => ({
       request: { method, path, headers: auth.headers },
       expected: { outcomes: ["NOT_FOUND"] },
@@ -431,4 +787,3 @@ export function describeCase(c: HostileCase): string {
   const headers = JSON.stringify(c.request.headers).slice(0, 300);
   return `[${c.kind}] ${c.request.method} ${c.request.path.slice(0, 300)} ${headers} ${JSON.stringify(shown)} => ${c.expected.outcomes.join("|")}`;
 }
-

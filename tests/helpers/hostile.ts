@@ -69,7 +69,11 @@ export const errorShape = z.strictObject({
   requestId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
 });
 
-const sourceShape = z.strictObject({ id: z.string().startsWith("src_"), name: z.string(), type: z.enum(["ads", "other"]) });
+const sourceShape = z.strictObject({
+  id: z.string().startsWith("src_"),
+  name: z.string(),
+  type: z.enum(["ads", "other"]),
+});
 
 export const sourcesShape = z.strictObject({ sources: z.array(sourceShape), ads: z.array(sourceShape) });
 
@@ -113,7 +117,10 @@ export const listShape = z.strictObject({
       referrer: referrerShape.extend({ type: z.literal("source") }),
       assignedAgentId: z.string().nullable(),
       status: z.string(),
-      ...(Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [name, z.string()])) as Record<OptionalFieldName, z.ZodString>),
+      ...(Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [name, z.string()])) as Record<
+        OptionalFieldName,
+        z.ZodString
+      >),
       createdAt: z.iso.datetime({ offset: true }).nullable(),
     }),
   ),
@@ -126,7 +133,8 @@ export const listShape = z.strictObject({
 });
 
 /** Text that must never reach a client: stack frames, SQL, driver and file names. */
-const INTERNALS = /\n\s+at\s|\bat .+:\d+:\d+|prisma|postgres|\bpg\b|SQLSTATE|\bSELECT\b|\bINSERT\b|\bUPDATE\b|node_modules|\.(ts|js|mjs):\d+/i;
+const INTERNALS =
+  /\n\s+at\s|\bat .+:\d+:\d+|prisma|postgres|\bpg\b|SQLSTATE|\bSELECT\b|\bINSERT\b|\bUPDATE\b|node_modules|\.(ts|js|mjs):\d+/i;
 
 /**
  * The checks every API response must pass, whatever was sent: a documented
@@ -151,7 +159,8 @@ export function checkEnvelope(response: RawResponse, { allow5xx = false } = {}):
   if (response.status === 200 || response.status === 201) return body;
   const parsed = errorShape.safeParse(body);
   if (!parsed.success) fail(`error body of the wrong shape: ${parsed.error.message}`);
-  if (ERROR_STATUS[body.code as ErrorCode] !== response.status) fail(`code ${body.code} with status ${response.status}`);
+  if (ERROR_STATUS[body.code as ErrorCode] !== response.status)
+    fail(`code ${body.code} with status ${response.status}`);
   if (body.requestId !== response.headers.get("x-request-id")) fail("requestId is not the X-Request-Id header");
   if ((body.code === "INVALID_INPUT") !== Array.isArray(body.issues)) fail("issues only and always on INVALID_INPUT");
   if (body.code === "INVALID_INPUT" && body.issues.length === 0) fail("INVALID_INPUT without issues");
@@ -163,7 +172,9 @@ export function checkEnvelope(response: RawResponse, { allow5xx = false } = {}):
 
 /** Lines of server output that look like a stack trace or a database error. */
 export function stackTraceLines(output: string): string[] {
-  return output.split("\n").filter((line) => /^\s+at\s|\bat .+:\d+:\d+\)?$|^\w*Error:|prisma:error|SQLSTATE/.test(line));
+  return output
+    .split("\n")
+    .filter((line) => /^\s+at\s|\bat .+:\d+:\d+\)?$|^\w*Error:|prisma:error|SQLSTATE/.test(line));
 }
 
 /** Strings distinctive enough that finding one in a log means it was logged, not a coincidence. */

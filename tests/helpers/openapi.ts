@@ -68,7 +68,10 @@ export function schemaValidator(schema: Json, where: string): ValidateFunction {
 function resolve(ref: Json): Json {
   if (typeof ref.$ref !== "string") return ref;
   const pointer = ref.$ref.replace(/^#\//, "").split("/");
-  return pointer.reduce((node: any, key: string) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], openApiDocument());
+  return pointer.reduce(
+    (node: any, key: string) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")],
+    openApiDocument(),
+  );
 }
 
 /** The documented path an alias (an operation's `x-aliases`) serves; any other path as it is. */
@@ -80,7 +83,11 @@ function canonicalPath(pathname: string): string {
 }
 
 /** The Response Object the document gives for this request and status, and where it is. */
-export function documentedResponse(method: string, pathname: string, status: number): { where: string; response?: Json } {
+export function documentedResponse(
+  method: string,
+  pathname: string,
+  status: number,
+): { where: string; response?: Json } {
   const { paths, components } = openApiDocument();
   const item = paths[canonicalPath(pathname)];
   const verb = method.toLowerCase() === "head" ? "get" : method.toLowerCase();
@@ -121,7 +128,8 @@ export function contractViolations(method: string, pathAndQuery: string, res: Co
   const content = response.content?.["application/json"];
   if (!content) return problems;
   const type = res.headers.get("content-type") ?? "";
-  if (!/^application\/json\b/i.test(type)) problems.push(`content-type is ${JSON.stringify(type)}, not application/json`);
+  if (!/^application\/json\b/i.test(type))
+    problems.push(`content-type is ${JSON.stringify(type)}, not application/json`);
   if (method.toUpperCase() === "HEAD") return problems;
   const validate = schemaValidator(content.schema, `${where}.content`);
   if (!validate(res.body)) problems.push(`body ${describe(validate)}`);
@@ -130,7 +138,10 @@ export function contractViolations(method: string, pathAndQuery: string, res: Co
 
 function describe(validate: ValidateFunction): string {
   return (validate.errors ?? [])
-    .map((e) => `${e.instancePath || "(root)"} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`)
+    .map(
+      (e) =>
+        `${e.instancePath || "(root)"} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`,
+    )
     .join("; ");
 }
 

@@ -68,7 +68,6 @@ export const RELATIONSHIPS = [
 export const PROJECT_TYPES = ["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)", "OTHERS"];
 const OPTIONAL_TEXT: Record<string, number> = { leadState: 120, leadCity: 120, leadAddress: 500, remark: 500 };
 
-
 type Validity = "valid" | "invalid" | "either";
 
 /**
@@ -167,9 +166,12 @@ export function expectForLead(value: unknown, world: World): Expected {
   validity.set("leadName", text(body.leadName, 2, 120));
   const mobile = canonicalMobile(body.leadMobileNumber);
   validity.set("leadMobileNumber", mobile ? "valid" : "invalid");
-  for (const [field, max] of Object.entries(OPTIONAL_TEXT)) if (has(field)) validity.set(field, text(body[field], 0, max));
-  if (has("relationship")) validity.set("relationship", RELATIONSHIPS.includes(body.relationship as string) ? "valid" : "invalid");
-  if (has("projectType")) validity.set("projectType", PROJECT_TYPES.includes(body.projectType as string) ? "valid" : "invalid");
+  for (const [field, max] of Object.entries(OPTIONAL_TEXT))
+    if (has(field)) validity.set(field, text(body[field], 0, max));
+  if (has("relationship"))
+    validity.set("relationship", RELATIONSHIPS.includes(body.relationship as string) ? "valid" : "invalid");
+  if (has("projectType"))
+    validity.set("projectType", PROJECT_TYPES.includes(body.projectType as string) ? "valid" : "invalid");
 
   // Referrer: a string names a source (existing or new), an object an existing account.
   let referrer: ExpectedLead["referrer"] | null = null;
@@ -271,13 +273,32 @@ export function expectForQuery(query: string): Expected {
   }
   if (invalid.size) return { outcomes: ["INVALID_INPUT"], invalidPaths: [...invalid, ...(either ? ["referrer"] : [])] };
   const page = { limit: Number(limit ?? 100), offset: Number(offset ?? 0), referrer };
-  return either ? { outcomes: ["200", "INVALID_INPUT"], invalidPaths: ["referrer"], page } : { outcomes: ["200"], page };
+  return either
+    ? { outcomes: ["200", "INVALID_INPUT"], invalidPaths: ["referrer"], page }
+    : { outcomes: ["200"], page };
 }
 
 /** Spec "Errors", per operation (plus 404/405 of decisions.md 11, the body limit's 413 and the rate limits' 429). */
 export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
-  "get /api/leads/sources": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
-  "get /api/leads/agents": ["UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  "get /api/leads/sources": [
+    "INVALID_INPUT",
+    "UNAUTHORIZED",
+    "NOT_FOUND",
+    "METHOD_NOT_ALLOWED",
+    "RATE_LIMITED",
+    "INTERNAL_ERROR",
+    "API_NOT_CONFIGURED",
+    "READS_BUSY",
+  ],
+  "get /api/leads/agents": [
+    "UNAUTHORIZED",
+    "NOT_FOUND",
+    "METHOD_NOT_ALLOWED",
+    "RATE_LIMITED",
+    "INTERNAL_ERROR",
+    "API_NOT_CONFIGURED",
+    "READS_BUSY",
+  ],
   "post /api/leads": [
     "INVALID_JSON",
     "INVALID_INPUT",
@@ -293,5 +314,14 @@ export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
     "API_NOT_CONFIGURED",
     "ASSIGNMENT_NOT_CONFIGURED",
   ],
-  "get /api/leads": ["INVALID_INPUT", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "INTERNAL_ERROR", "API_NOT_CONFIGURED", "READS_BUSY"],
+  "get /api/leads": [
+    "INVALID_INPUT",
+    "UNAUTHORIZED",
+    "NOT_FOUND",
+    "METHOD_NOT_ALLOWED",
+    "RATE_LIMITED",
+    "INTERNAL_ERROR",
+    "API_NOT_CONFIGURED",
+    "READS_BUSY",
+  ],
 };

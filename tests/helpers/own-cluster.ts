@@ -2,7 +2,12 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { migrate } from "@/lib/db/migrate";
-import { embeddedUrl, removeEmbeddedCluster, startEmbeddedPostgres, type EmbeddedPostgresServer } from "@/lib/runtime/embedded-postgres.mjs";
+import {
+  embeddedUrl,
+  removeEmbeddedCluster,
+  startEmbeddedPostgres,
+  type EmbeddedPostgresServer,
+} from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
 
 /**
@@ -20,7 +25,11 @@ export class OwnCluster {
   ) {}
 
   static async create(database: string): Promise<OwnCluster> {
-    const cluster = new OwnCluster(await mkdtemp(path.join(tmpdir(), `lead-intake-${database}-pg-`)), await freePort(), database);
+    const cluster = new OwnCluster(
+      await mkdtemp(path.join(tmpdir(), `lead-intake-${database}-pg-`)),
+      await freePort(),
+      database,
+    );
     await cluster.start();
     await migrate(cluster.url);
     return cluster;
@@ -34,7 +43,12 @@ export class OwnCluster {
   async start(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        this.server = await startEmbeddedPostgres({ dir: this.dir, port: this.port, database: this.database, persistent: true });
+        this.server = await startEmbeddedPostgres({
+          dir: this.dir,
+          port: this.port,
+          database: this.database,
+          persistent: true,
+        });
         return;
       } catch (error) {
         if (attempt === 20) throw error;

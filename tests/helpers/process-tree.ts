@@ -55,7 +55,8 @@ export function nextServerPid(baseUrl: string): number {
   const pid = listeningPid(Number(new URL(baseUrl).port));
   if (pid === null) throw new Error(`nothing listens on ${baseUrl}`);
   const command = commandLine(pid);
-  if (!/next-server|next start|next\/dist/.test(command)) throw new Error(`${baseUrl} is served by "${command}", not next-server`);
+  if (!/next-server|next start|next\/dist/.test(command))
+    throw new Error(`${baseUrl} is served by "${command}", not next-server`);
   return pid;
 }
 

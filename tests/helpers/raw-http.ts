@@ -8,7 +8,12 @@ export interface RawAnswer {
 }
 
 /** One request on its own socket through node:http, answered with the raw status, headers and body text. */
-export function sendRaw(url: URL, method: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
+export function sendRaw(
+  url: URL,
+  method: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers, agent: false }, (res) => {
       let text = "";

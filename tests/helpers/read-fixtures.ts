@@ -30,7 +30,14 @@ export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 export const keysOf = (value: object) => Object.keys(value).sort();
 
 /** The read paths and their aliases. */
-export const READ_PATHS = ["/api/leads/sources", "/api/leads/ads", "/api/sources", "/api/leads/agents", "/api/agents", "/api/leads"];
+export const READ_PATHS = [
+  "/api/leads/sources",
+  "/api/leads/ads",
+  "/api/sources",
+  "/api/leads/agents",
+  "/api/agents",
+  "/api/leads",
+];
 
 export async function insertUser(
   sql: pg.Pool,
@@ -52,18 +59,22 @@ export async function insertUser(
 
 export async function insertPerson(sql: pg.Pool, name: string): Promise<string> {
   const id = `cus_${randomBytes(8).toString("hex")}`;
-  await sql.query(`INSERT INTO customers (id, kind, name, mobile_number) VALUES ($1, 'person', $2, '60123000000')`, [id, name]);
+  await sql.query(`INSERT INTO customers (id, kind, name, mobile_number) VALUES ($1, 'person', $2, '60123000000')`, [
+    id,
+    name,
+  ]);
   return id;
 }
 
 /** A source account as the migration registers host sources: the account and its normalised name key. */
 export async function insertSource(sql: pg.Pool, name: string, type: "ads" | "other" = "other"): Promise<string> {
   const id = `src_${randomBytes(8).toString("hex")}`;
-  await sql.query(`INSERT INTO customers (id, kind, name, source_type) VALUES ($1, 'source', $2, $3)`, [id, name, type]);
-  await sql.query(
-    `INSERT INTO lead_source_names (key, customer_id) VALUES ($1, $2)`,
-    [sourceKey(name), id],
-  );
+  await sql.query(`INSERT INTO customers (id, kind, name, source_type) VALUES ($1, 'source', $2, $3)`, [
+    id,
+    name,
+    type,
+  ]);
+  await sql.query(`INSERT INTO lead_source_names (key, customer_id) VALUES ($1, $2)`, [sourceKey(name), id]);
   return id;
 }
 
@@ -71,7 +82,12 @@ export async function insertSource(sql: pg.Pool, name: string, type: "ads" | "ot
  * `count` complete referral rows of the given referrer in one statement (ids
  * ascending in insertion order); returns their ids.
  */
-export async function insertReferrals(sql: pg.Pool, referrerId: string, count: number, label = "Bulk"): Promise<number[]> {
+export async function insertReferrals(
+  sql: pg.Pool,
+  referrerId: string,
+  count: number,
+  label = "Bulk",
+): Promise<number[]> {
   const { rows } = await sql.query<{ id: number }>(
     `INSERT INTO referrals (referrer_customer_id, lead_name, mobile_number, status, state, city, address,
                             relationship, project_type, remark)

@@ -36,9 +36,13 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
   let person: string;
   let agents: { id: number; platformId: string }[];
 
-
   const NEW_SOURCES = ["Stress Expo", "Stress Roadshow", "Stress Mall Booth", "Stress Radio"].map((n) => `${n} ${run}`);
-  const variants = (name: string) => [name, name.toLowerCase(), `  ${name.toUpperCase().replace(/ /g, "   ")} `, name.replace(/ /g, "  ")];
+  const variants = (name: string) => [
+    name,
+    name.toLowerCase(),
+    `  ${name.toUpperCase().replace(/ /g, "   ")} `,
+    name.replace(/ /g, "  "),
+  ];
 
   /** The i-th request of the mix: new-source variants, existing sources by name and id, object referrers, agents. */
   function leadFor(i: number) {
@@ -50,7 +54,12 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
       { customerId: facebook.id },
       { customerId: person },
     ];
-    const agentChoices: (string | number | undefined)[] = [undefined, agents[0].platformId, agents[1].id, String(agents[0].id)];
+    const agentChoices: (string | number | undefined)[] = [
+      undefined,
+      agents[0].platformId,
+      agents[1].id,
+      String(agents[0].id),
+    ];
     const lead: Record<string, unknown> = {
       leadName: `Stress Lead ${run} ${i}`,
       leadMobileNumber: `011-${String(i % 10_000).padStart(4, "0")} ${String(Math.floor(i / 10_000) % 10_000).padStart(4, "0")}`,
@@ -106,11 +115,16 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
     it(`creates ${CONCURRENT} leads sent at once, each whole, with one account per new source name`, async () => {
       const started = Date.now();
       const responses = await Promise.all(
-        Array.from({ length: CONCURRENT }, (_, i) => sendRaw(authorised("POST", "/api/leads", leadFor(i)), targets[i % 2], 120_000)),
+        Array.from({ length: CONCURRENT }, (_, i) =>
+          sendRaw(authorised("POST", "/api/leads", leadFor(i)), targets[i % 2], 120_000),
+        ),
       );
       const seconds = (Date.now() - started) / 1000;
       const statuses = responses.map((r) => r.status);
-      expect(statuses.filter((s) => s !== 201), responses.find((r) => r.status !== 201)?.text).toEqual([]);
+      expect(
+        statuses.filter((s) => s !== 201),
+        responses.find((r) => r.status !== 201)?.text,
+      ).toEqual([]);
       created = responses.map((r) => createdShape.parse(checkEnvelope(r)).lead);
       console.log(
         `${name}: ${CONCURRENT} concurrent POSTs, all 201 in ${seconds.toFixed(1)} s ` +
@@ -133,13 +147,25 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
         expect(rows.length).toBe(1);
         expect(all.rows[0].n).toBe(1);
         const answered = new Set(
-          created.filter((_, i) => typeof leadFor(i).referrer === "string" && sourceKey(leadFor(i).referrer as string) === sourceKey(name)).map((c) => c.referrer.customerId),
+          created
+            .filter(
+              (_, i) =>
+                typeof leadFor(i).referrer === "string" && sourceKey(leadFor(i).referrer as string) === sourceKey(name),
+            )
+            .map((c) => c.referrer.customerId),
         );
         expect([...answered]).toEqual([rows[0].id]);
       }
 
       // Every 201 has all its rows: the lead customer, the workflow record with its referrer and agent, one audit entry.
-      const { rows } = await sql.query<{ id: number; lead_customer_id: string; referrer_customer_id: string; platform_id: string | null; kind: string; audits: number }>(
+      const { rows } = await sql.query<{
+        id: number;
+        lead_customer_id: string;
+        referrer_customer_id: string;
+        platform_id: string | null;
+        kind: string;
+        audits: number;
+      }>(
         `SELECT r.id, r.lead_customer_id, r.referrer_customer_id, u.platform_id, c.kind,
                 (SELECT count(*)::int FROM audit_entries a WHERE a.referral_id = r.id) AS audits
          FROM referrals r JOIN customers c ON c.id = r.lead_customer_id LEFT JOIN users u ON u.id = r.assigned_agent_id
@@ -163,7 +189,10 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
       const bySource = created.filter((c) => c.referrer.type === "source").map((c) => c.referralId);
       const byPerson = created.filter((c) => c.referrer.type === "person").map((c) => c.referralId);
       expect(byPerson.length).toBeGreaterThan(0);
-      for (const [target, limit] of [[targets[0], 500], [targets[1], 37]] as const) {
+      for (const [target, limit] of [
+        [targets[0], 500],
+        [targets[1], 37],
+      ] as const) {
         const { ids } = await readAll(target, limit);
         const counts = new Map<number, number>();
         for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -201,7 +230,10 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
       let failedWrites = 0;
       const writers = Array.from({ length: WRITERS }, async (_, w) => {
         for (let i = 0; writing && written + failedWrites < MAX_WRITES; i++) {
-          const response = await sendRaw(authorised("POST", "/api/leads", leadFor(10_000 + w * 100_000 + i)), targets[(w + i) % 2]);
+          const response = await sendRaw(
+            authorised("POST", "/api/leads", leadFor(10_000 + w * 100_000 + i)),
+            targets[(w + i) % 2],
+          );
           if (response.status === 201) written++;
           else failedWrites++;
           await new Promise((resolve) => setTimeout(resolve, WRITER_PAUSE_MS));
@@ -232,7 +264,9 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
         );
         expect(missing).toEqual([]);
       }
-      console.log(`paging under load: ${written} leads inserted meanwhile by ${WRITERS} writers, ${failedWrites} failed`);
+      console.log(
+        `paging under load: ${written} leads inserted meanwhile by ${WRITERS} writers, ${failedWrites} failed`,
+      );
       expect(failedWrites).toBe(0);
       expect(written).toBeGreaterThan(0);
     }, 600_000);

@@ -43,7 +43,9 @@ console.log(JSON.stringify({ created, leads, sources: [first.status, again.statu
 
 describe("the typed client as a package", () => {
   it("packs into a tarball that imports no server code, installs offline into an empty project, and creates and lists leads", async () => {
-    const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", work], { cwd: packageDir, encoding: "utf8" }));
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--json", "--pack-destination", work], { cwd: packageDir, encoding: "utf8" }),
+    );
     const tarball = path.join(work, packed[0].filename);
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
     expect(files).toContain("dist/index.js");
@@ -52,7 +54,10 @@ describe("the typed client as a package", () => {
 
     const project = path.join(work, "integrator");
     await mkdir(project);
-    await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "integrator", private: true, type: "module" }));
+    await writeFile(
+      path.join(project, "package.json"),
+      JSON.stringify({ name: "integrator", private: true, type: "module" }),
+    );
     execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: project, stdio: "pipe" });
 
     // Every import of the installed code is one of its own files or a Node.js built-in.
@@ -71,7 +76,11 @@ describe("the typed client as a package", () => {
       encoding: "utf8",
     });
     const { created, leads, sources } = JSON.parse(output);
-    expect(created).toMatchObject({ outcome: "ok", status: 201, data: { lead: { leadName: "Packaged Lead", leadMobileNumber: "60123456100" } } });
+    expect(created).toMatchObject({
+      outcome: "ok",
+      status: 201,
+      data: { lead: { leadName: "Packaged Lead", leadMobileNumber: "60123456100" } },
+    });
     expect(leads.map((lead: { referralId: number }) => lead.referralId)).toEqual([created.data.lead.referralId]);
     expect(sources).toEqual([200, 304]);
   }, 180_000);

@@ -27,7 +27,11 @@ afterAll(async () => {
   await db.sql.end();
 });
 
-const body = (i: number) => ({ leadName: `Client Lead ${i}`, leadMobileNumber: `012-345 ${String(7000 + i)}`, referrer: "Client Test Source" });
+const body = (i: number) => ({
+  leadName: `Client Lead ${i}`,
+  leadMobileNumber: `012-345 ${String(7000 + i)}`,
+  referrer: "Client Test Source",
+});
 
 /** A stand-in server: `handle` answers each request; counts every request that reached it. */
 async function standIn(handle: (req: IncomingMessage, res: ServerResponse, n: number) => void) {
@@ -59,7 +63,11 @@ describe("typed client against the production server", () => {
     const created = await client.createLead(body(1));
     expect(created).toMatchObject({ outcome: "ok", status: 201, code: null, issues: [] });
     if (created.outcome !== "ok") throw new Error("not created");
-    expect(created.data.lead).toMatchObject({ leadName: "Client Lead 1", leadMobileNumber: "60123457001", status: "Pending" });
+    expect(created.data.lead).toMatchObject({
+      leadName: "Client Lead 1",
+      leadMobileNumber: "60123457001",
+      status: "Pending",
+    });
 
     const sources = await client.listSources();
     expect(sources.outcome === "ok" && sources.data.sources.some((s) => s.name === "Client Test Source")).toBe(true);
@@ -143,7 +151,12 @@ describe("typed client retry rules", () => {
       if (n === 2) return req.socket.destroy();
       json(res, 200, { agents: [] }, { "x-request-id": "req-ok" });
     });
-    expect(await s.client().listAgents()).toMatchObject({ outcome: "ok", status: 200, data: { agents: [] }, requestId: "req-ok" });
+    expect(await s.client().listAgents()).toMatchObject({
+      outcome: "ok",
+      status: 200,
+      data: { agents: [] },
+      requestId: "req-ok",
+    });
     expect(s.requests).toHaveLength(3);
     await s.close();
   });
@@ -189,7 +202,9 @@ describe("typed client retry rules", () => {
 /** A server in front of the real one that adds `extra` to every 200 body it passes on (and, if given, changes it more). */
 async function addingProxy(change: (body: Record<string, unknown>) => Record<string, unknown> = (b) => b) {
   return standIn(async (req, res) => {
-    const upstream = await fetch(new URL(req.url!, server.baseUrl), { headers: { authorization: req.headers.authorization ?? "" } });
+    const upstream = await fetch(new URL(req.url!, server.baseUrl), {
+      headers: { authorization: req.headers.authorization ?? "" },
+    });
     const text = await upstream.text();
     if (upstream.status !== 200) return json(res, upstream.status, text ? JSON.parse(text) : {});
     json(res, 200, change({ ...JSON.parse(text), addedByANewerServer: { since: "1.2.0" } }));
@@ -206,17 +221,28 @@ describe("typed client: tolerant reading, the sources' ETag, and Retry-After", (
     const c = adding.client();
     const sources = await c.listSources();
     expect(sources.outcome, sources.error ?? "").toBe("ok");
-    expect(sources.outcome === "ok" && (sources.data as unknown as { addedByANewerServer: unknown }).addedByANewerServer).toEqual({ since: "1.2.0" });
+    expect(
+      sources.outcome === "ok" && (sources.data as unknown as { addedByANewerServer: unknown }).addedByANewerServer,
+    ).toEqual({ since: "1.2.0" });
     const page = await c.listLeads({ limit: 5 });
     expect(page.outcome, page.error ?? "").toBe("ok");
-    expect(page.outcome === "ok" && page.data.leads.length > 0 && page.data.leads.every((lead) => (lead as { score?: number }).score === 7)).toBe(true);
+    expect(
+      page.outcome === "ok" &&
+        page.data.leads.length > 0 &&
+        page.data.leads.every((lead) => (lead as { score?: number }).score === 7),
+    ).toBe(true);
     expect((await c.listAgents()).outcome).toBe("ok");
     await adding.close();
 
-    const dropping = await addingProxy((b) => ({ ...b, leads: (b.leads as object[]).map(({ referralId: _, ...lead }: { referralId?: number }) => lead) }));
+    const dropping = await addingProxy((b) => ({
+      ...b,
+      leads: (b.leads as object[]).map(({ referralId: _, ...lead }: { referralId?: number }) => lead),
+    }));
     const broken = await dropping.client({ retry: { maxAttempts: 1 } }).listLeads({ limit: 5 });
     expect(broken).toMatchObject({ outcome: "failed", reason: "bad-response", status: 200 });
-    expect(broken.error).toMatch(/^GET \/api\/leads answered 200 with a body that is not a ListLeadsResponse \(body\.leads\.0\.referralId: missing\)$/);
+    expect(broken.error).toMatch(
+      /^GET \/api\/leads answered 200 with a body that is not a ListLeadsResponse \(body\.leads\.0\.referralId: missing\)$/,
+    );
     await dropping.close();
   });
 
@@ -226,12 +252,16 @@ describe("typed client: tolerant reading, the sources' ETag, and Retry-After", (
     expect(first).toMatchObject({ outcome: "ok", status: 200 });
     const second = await c.listSources();
     expect(second).toMatchObject({ outcome: "ok", status: 304 });
-    expect(second.outcome === "ok" && first.outcome === "ok" && second.data).toEqual(first.outcome === "ok" && first.data);
+    expect(second.outcome === "ok" && first.outcome === "ok" && second.data).toEqual(
+      first.outcome === "ok" && first.data,
+    );
 
     // A new source changes the list's version: the whole list again, with the new one in it.
     expect((await c.createLead({ ...body(51), referrer: "Client ETag Source" })).outcome).toBe("ok");
     const third = await c.listSources();
-    expect(third.outcome === "ok" && third.status === 200 && third.data.sources.some((s) => s.name === "Client ETag Source")).toBe(true);
+    expect(
+      third.outcome === "ok" && third.status === 200 && third.data.sources.some((s) => s.name === "Client ETag Source"),
+    ).toBe(true);
 
     const seen: (string | undefined)[] = [];
     const s = await standIn((req, res) => {
@@ -241,7 +271,11 @@ describe("typed client: tolerant reading, the sources' ETag, and Retry-After", (
     });
     const kept = s.client();
     await kept.listSources();
-    expect(await kept.listSources()).toMatchObject({ outcome: "ok", status: 304, data: { sources: [{ name: "One" }] } });
+    expect(await kept.listSources()).toMatchObject({
+      outcome: "ok",
+      status: 304,
+      data: { sources: [{ name: "One" }] },
+    });
     expect(seen).toEqual([undefined, '"7"']);
     await s.close();
   });
@@ -253,8 +287,19 @@ describe("typed client: tolerant reading, the sources' ETag, and Retry-After", (
       times.push(Date.now());
       if (n === 1) return json(res, 503, { error: "busy", code: "READS_BUSY", requestId: "r" }, { "retry-after": "1" });
       if (n === 2) return json(res, 200, { agents: [] });
-      if (n === 3) return json(res, 429, { error: "slow down", code: "RATE_LIMITED", requestId: "r" }, { "retry-after": "1" });
-      json(res, 201, { lead: { referralId: 9, leadCustomerId: "c", leadName: "n", leadMobileNumber: "60123456789", referrer: { customerId: "s", name: "S", type: "source" }, assignedAgentId: null, status: "Pending" } });
+      if (n === 3)
+        return json(res, 429, { error: "slow down", code: "RATE_LIMITED", requestId: "r" }, { "retry-after": "1" });
+      json(res, 201, {
+        lead: {
+          referralId: 9,
+          leadCustomerId: "c",
+          leadName: "n",
+          leadMobileNumber: "60123456789",
+          referrer: { customerId: "s", name: "S", type: "source" },
+          assignedAgentId: null,
+          status: "Pending",
+        },
+      });
     });
     // The client's own backoff would be at most 20 ms: the second request comes after the server's second.
     const c = s.client();
@@ -262,12 +307,24 @@ describe("typed client: tolerant reading, the sources' ETag, and Retry-After", (
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(950);
     expect(await c.createLead(body(52))).toMatchObject({ outcome: "ok", status: 201 });
     expect(times[3] - times[2]).toBeGreaterThanOrEqual(950);
-    expect(s.requests).toEqual(["GET /api/leads/agents", "GET /api/leads/agents", "POST /api/leads", "POST /api/leads"]);
+    expect(s.requests).toEqual([
+      "GET /api/leads/agents",
+      "GET /api/leads/agents",
+      "POST /api/leads",
+      "POST /api/leads",
+    ]);
 
     // A Retry-After beyond the call's deadline ends the call at once instead of waiting past it.
-    const far = await standIn((_req, res) => json(res, 503, { error: "busy", code: "READS_BUSY", requestId: "r" }, { "retry-after": "3600" }));
+    const far = await standIn((_req, res) =>
+      json(res, 503, { error: "busy", code: "READS_BUSY", requestId: "r" }, { "retry-after": "3600" }),
+    );
     const started = Date.now();
-    expect(await far.client().listAgents()).toMatchObject({ outcome: "failed", reason: "server-error", code: "READS_BUSY", attempts: 1 });
+    expect(await far.client().listAgents()).toMatchObject({
+      outcome: "failed",
+      reason: "server-error",
+      code: "READS_BUSY",
+      attempts: 1,
+    });
     expect(Date.now() - started).toBeLessThan(1_000);
     await far.close();
     await s.close();

@@ -42,25 +42,32 @@ describe("every method under /api over HTTP", () => {
     expect(Object.keys(ALLOW).sort()).toEqual(routes.sort());
   });
 
-  it.each(Object.keys(ALLOW))("%s: supported methods reach the route, all others are JSON 405 with Allow", async (apiPath) => {
-    const allow = ALLOW[apiPath];
-    for (const method of METHODS) {
-      const answer = await send(method, apiPath);
-      expect(answer.headers["cache-control"], method).toBe("no-store");
-      expect(answer.headers["content-type"], method).toMatch(/^application\/json/);
-      if (allow.includes(method) || (method === "HEAD" && allow.includes("GET"))) {
-        expect(answer.status, method).not.toBe(405);
-        continue;
+  it.each(Object.keys(ALLOW))(
+    "%s: supported methods reach the route, all others are JSON 405 with Allow",
+    async (apiPath) => {
+      const allow = ALLOW[apiPath];
+      for (const method of METHODS) {
+        const answer = await send(method, apiPath);
+        expect(answer.headers["cache-control"], method).toBe("no-store");
+        expect(answer.headers["content-type"], method).toMatch(/^application\/json/);
+        if (allow.includes(method) || (method === "HEAD" && allow.includes("GET"))) {
+          expect(answer.status, method).not.toBe(405);
+          continue;
+        }
+        expect({ method, status: answer.status, allow: answer.headers.allow }).toEqual({
+          method,
+          status: 405,
+          allow: allow.join(", "),
+        });
+        expect(answer.headers["x-request-id"], method).toMatch(/^[0-9a-f-]{36}$/);
+        expect(JSON.parse(answer.text)).toEqual({
+          error: `${method} is not supported here; use ${allow.join(", ")}`,
+          code: "METHOD_NOT_ALLOWED",
+          requestId: answer.headers["x-request-id"],
+        });
       }
-      expect({ method, status: answer.status, allow: answer.headers.allow }).toEqual({ method, status: 405, allow: allow.join(", ") });
-      expect(answer.headers["x-request-id"], method).toMatch(/^[0-9a-f-]{36}$/);
-      expect(JSON.parse(answer.text)).toEqual({
-        error: `${method} is not supported here; use ${allow.join(", ")}`,
-        code: "METHOD_NOT_ALLOWED",
-        requestId: answer.headers["x-request-id"],
-      });
-    }
-  });
+    },
+  );
 
   it("answers HEAD as GET without a body: the status of GET, 401 without the key", async () => {
     const head = await send("HEAD", "/api/leads");
@@ -83,7 +90,11 @@ describe("every method under /api over HTTP", () => {
       expect(answer.headers["content-type"], method).toMatch(/^application\/json/);
       expect(answer.headers["x-request-id"], method).toMatch(/^[0-9a-f-]{36}$/);
       if (method !== "HEAD") {
-        expect(JSON.parse(answer.text), method).toEqual({ error: "No such API path", code: "NOT_FOUND", requestId: answer.headers["x-request-id"] });
+        expect(JSON.parse(answer.text), method).toEqual({
+          error: "No such API path",
+          code: "NOT_FOUND",
+          requestId: answer.headers["x-request-id"],
+        });
       }
     }
   });
@@ -95,10 +106,16 @@ describe("what answering them costs the routes", () => {
   it("refuses a chunked POST body over 1 MiB while the upload is still open", async () => {
     const request = http.request(new URL("/api/leads", running.server.baseUrl), {
       method: "POST",
-      headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", "transfer-encoding": "chunked" },
+      headers: {
+        authorization: `Bearer ${TEST_KEY}`,
+        "content-type": "application/json",
+        "transfer-encoding": "chunked",
+      },
     });
     request.on("error", () => {}); // the server closes the connection after its answer
-    const answered = new Promise<number>((resolve) => request.on("response", (response) => resolve(response.statusCode!)));
+    const answered = new Promise<number>((resolve) =>
+      request.on("response", (response) => resolve(response.statusCode!)),
+    );
     request.write('{"remark":"');
     for (let i = 0; i < 24; i++) request.write("x".repeat(64 * 1024)); // 1.5 MiB, and the upload is never ended
     expect(await answered).toBe(413);

@@ -46,7 +46,10 @@ type Row = Partial<Record<string, string>>;
 const cell = (v = "") => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 async function writeCsv(name: string, rows: Row[]): Promise<string> {
   const file = path.join(dir, name);
-  await writeFile(file, [CSV_COLUMNS.join(","), ...rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(","))].join("\n") + "\n");
+  await writeFile(
+    file,
+    [CSV_COLUMNS.join(","), ...rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(","))].join("\n") + "\n",
+  );
   return file;
 }
 
@@ -58,11 +61,19 @@ const valid = (tag: string, i: number): Row => ({
   remark: i % 3 ? "" : `Call, "after" 6 pm ${i}`,
 });
 
-function startImport(file: string, args: string[] = [], baseUrl = server.baseUrl): ChildProcess & { done: Promise<{ code: number; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", file, "--base-url", baseUrl, ...args], {
-    env: { ...process.env, LEADS_API_KEY: TEST_KEY },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+function startImport(
+  file: string,
+  args: string[] = [],
+  baseUrl = server.baseUrl,
+): ChildProcess & { done: Promise<{ code: number; stdout: string; stderr: string }> } {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "scripts/import.ts", file, "--base-url", baseUrl, ...args],
+    {
+      env: { ...process.env, LEADS_API_KEY: TEST_KEY },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (c) => (stdout += c));
@@ -104,7 +115,8 @@ async function releaseTogether(fifos: string[], bytes: Buffer): Promise<void> {
 const STACK_LINE = /\n\s+at /;
 
 /** Lock file contents as the importer writes them. */
-const lockOwner = (pid: number, host = hostname()) => JSON.stringify({ pid, host, startedAt: new Date().toISOString() });
+const lockOwner = (pid: number, host = hostname()) =>
+  JSON.stringify({ pid, host, startedAt: new Date().toISOString() });
 
 /** Leads in the database by name, with their ids. */
 async function leadsNamed(prefix: string) {
@@ -117,13 +129,16 @@ async function leadsNamed(prefix: string) {
 
 async function ledgerEntries(file: string): Promise<{ type: string; row?: number; reconciled?: boolean }[]> {
   const text = await readFile(`${file}.ledger.jsonl`, "utf8").catch(() => "");
-  return text.split("\n").filter((l) => l.trim()).flatMap((l) => {
-    try {
-      return [JSON.parse(l)];
-    } catch {
-      return [];
-    }
-  });
+  return text
+    .split("\n")
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Rows whose last ledger entry is one of `types`. */
@@ -169,11 +184,19 @@ function parseCsv(text: string): string[][] {
 }
 
 /** Expects exactly one lead in the database per given name, and created.csv listing exactly those, in input order. */
-async function expectOneLeadPerRow(file: string, tag: string, rows: Row[], created = `${file}.created.csv`): Promise<void> {
+async function expectOneLeadPerRow(
+  file: string,
+  tag: string,
+  rows: Row[],
+  created = `${file}.created.csv`,
+): Promise<void> {
   const stored = await leadsNamed(`${tag} Lead `);
   const byName = new Map(stored.map((s) => [s.name, s]));
   expect(stored.map((s) => s.name).sort()).toEqual(rows.map((r) => r.leadName).sort());
-  const expected = ["row,referralId,leadCustomerId", ...rows.map((r, i) => `${i + 1},${byName.get(r.leadName!)!.id},${byName.get(r.leadName!)!.customer}`)];
+  const expected = [
+    "row,referralId,leadCustomerId",
+    ...rows.map((r, i) => `${i + 1},${byName.get(r.leadName!)!.id},${byName.get(r.leadName!)!.customer}`),
+  ];
   expect(await readFile(created, "utf8")).toBe(`${expected.join("\n")}\n`);
 }
 
@@ -218,15 +241,27 @@ async function droppingProxy(drop: (body: string) => boolean, listing?: (url: UR
 /** The importer run from `cwd` as `npm run import` would be there: tsx and the project's paths found from anywhere. */
 function runImportIn(cwd: string, args: string[], env: Record<string, string | undefined>) {
   const root = path.resolve(import.meta.dirname, "../..");
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), path.join(root, "scripts/import.ts"), ...args], {
-    cwd,
-    env: { ...process.env, LEADS_API_KEY: undefined, PORT: undefined, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json"), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", import.meta.resolve("tsx"), path.join(root, "scripts/import.ts"), ...args],
+    {
+      cwd,
+      env: {
+        ...process.env,
+        LEADS_API_KEY: undefined,
+        PORT: undefined,
+        TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json"),
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr!.on("data", (c) => (stderr += c));
   child.stdout!.resume();
-  return new Promise<{ code: number; stderr: string }>((resolve) => child.on("exit", (code) => resolve({ code: code ?? -1, stderr })));
+  return new Promise<{ code: number; stderr: string }>((resolve) =>
+    child.on("exit", (code) => resolve({ code: code ?? -1, stderr })),
+  );
 }
 
 describe("importer: the first run of an integrator", () => {
@@ -243,7 +278,10 @@ describe("importer: the first run of an integrator", () => {
 
     // A key set in the environment wins over .env.local, as it does for the server.
     const other = await writeCsv("env-wins.csv", [valid("EnvWins", 1)]);
-    const refused = await runImportIn(folder, [other], { PORT: String(port), LEADS_API_KEY: `${TEST_KEY}-not-this-one` });
+    const refused = await runImportIn(folder, [other], {
+      PORT: String(port),
+      LEADS_API_KEY: `${TEST_KEY}-not-this-one`,
+    });
     expect(refused.code, refused.stderr).toBe(EXIT.NOPERM);
     expect(await leadsNamed("EnvWins Lead ")).toHaveLength(0);
 
@@ -286,17 +324,23 @@ describe("importer: the first run of an integrator", () => {
     await mkdir(path.join(dir, "elsewhere"));
     const ledger = path.join(dir, "elsewhere", "second.ledger.jsonl");
     const wrongKey = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", file, "--base-url", server.baseUrl, "--ledger", ledger], {
-        env: { ...process.env, LEADS_API_KEY: `${TEST_KEY}-wrong` },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "scripts/import.ts", file, "--base-url", server.baseUrl, "--ledger", ledger],
+        {
+          env: { ...process.env, LEADS_API_KEY: `${TEST_KEY}-wrong` },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
       let stderr = "";
       child.stderr!.on("data", (c) => (stderr += c));
       child.on("exit", (code) => resolve({ code: code ?? -1, stderr }));
     });
     expect(wrongKey.code, wrongKey.stderr).toBe(EXIT.NOPERM);
     expect(await readFile(`${file}.created.csv`, "utf8")).toBe(created);
-    expect(await readFile(path.join(dir, "elsewhere", "second.created.csv"), "utf8")).toBe("row,referralId,leadCustomerId\n");
+    expect(await readFile(path.join(dir, "elsewhere", "second.created.csv"), "utf8")).toBe(
+      "row,referralId,leadCustomerId\n",
+    );
     expect(existsSync(path.join(dir, "elsewhere", "second.rejected.csv"))).toBe(true);
 
     // A results file holding rows its ledger does not (another import's) is refused before anything is sent, unchanged.
@@ -330,12 +374,15 @@ describe("importer", () => {
         if (kind === 1) row.relationship = "Cousin";
         if (kind === 2) row.assignedAgentId = "plat_nobody";
         if (kind === 3) row.referrerCustomerId = "cus_also";
-        invalid.set(i, [
-          { status: "400", code: "INVALID_INPUT", path: "leadMobileNumber" },
-          { status: "400", code: "INVALID_INPUT", path: "relationship" },
-          { status: "422", code: "INVALID_AGENT", path: "" },
-          { status: "", code: "INVALID_ROW", path: "" },
-        ][kind]);
+        invalid.set(
+          i,
+          [
+            { status: "400", code: "INVALID_INPUT", path: "leadMobileNumber" },
+            { status: "400", code: "INVALID_INPUT", path: "relationship" },
+            { status: "422", code: "INVALID_AGENT", path: "" },
+            { status: "", code: "INVALID_ROW", path: "" },
+          ][kind],
+        );
       }
       rows.push(row);
     }
@@ -348,8 +395,12 @@ describe("importer", () => {
     const stored = await leadsNamed("Bulk Lead ");
     const byName = new Map(stored.map((s) => [s.name, s]));
     expect(stored).toHaveLength(validRows.length);
-    const createdLines = rows.flatMap((r, i) => (invalid.has(i + 1) ? [] : [`${i + 1},${byName.get(r.leadName!)!.id},${byName.get(r.leadName!)!.customer}`]));
-    expect(await readFile(`${file}.created.csv`, "utf8")).toBe(`row,referralId,leadCustomerId\n${createdLines.join("\n")}\n`);
+    const createdLines = rows.flatMap((r, i) =>
+      invalid.has(i + 1) ? [] : [`${i + 1},${byName.get(r.leadName!)!.id},${byName.get(r.leadName!)!.customer}`],
+    );
+    expect(await readFile(`${file}.created.csv`, "utf8")).toBe(
+      `row,referralId,leadCustomerId\n${createdLines.join("\n")}\n`,
+    );
 
     const [header, ...rejected] = parseCsv(await readFile(`${file}.rejected.csv`, "utf8"));
     expect(header).toEqual(["row", "status", "code", "messages", ...CSV_COLUMNS]);
@@ -424,10 +475,20 @@ describe("importer", () => {
     const result = await runImport(file, ["--json"], proxy.baseUrl);
     expect(result.code, result.stderr).toBe(EXIT.OK);
     expect(proxy.posts.filter((b) => b.includes("Dropped Lead 3"))).toHaveLength(1);
-    const events = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(events.find((e) => e.row === 3 && e.event === "row")).toMatchObject({ result: "uncertain", reason: "connection" });
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.find((e) => e.row === 3 && e.event === "row")).toMatchObject({
+      result: "uncertain",
+      reason: "connection",
+    });
     expect(events.find((e) => e.row === 3 && e.event === "reconciled")).toMatchObject({ result: "created" });
-    expect((await ledgerEntries(file)).filter((e) => e.row === 3).map((e) => e.type)).toEqual(["intent", "uncertain", "created"]);
+    expect((await ledgerEntries(file)).filter((e) => e.row === 3).map((e) => e.type)).toEqual([
+      "intent",
+      "uncertain",
+      "created",
+    ]);
     await expectOneLeadPerRow(file, "Dropped", rows);
     await proxy.close();
 
@@ -445,7 +506,10 @@ describe("importer", () => {
 
   it("reports a person-referrer row left uncertain and does not send it again unless told to", async () => {
     const personId = await insertPerson(db.sql, "Person Referrer For Import");
-    const rows: Row[] = [valid("Person", 1), { ...valid("Person", 2), referrer: undefined, referrerCustomerId: personId }];
+    const rows: Row[] = [
+      valid("Person", 1),
+      { ...valid("Person", 2), referrer: undefined, referrerCustomerId: personId },
+    ];
     const proxy = await droppingProxy((body) => body.includes("Person Lead 2"));
     const file = await writeCsv("person.csv", rows);
     const first = await runImport(file, [], proxy.baseUrl);
@@ -470,7 +534,12 @@ describe("importer", () => {
     const file = await writeCsv("dry.csv", [valid("Dry", 1), { ...valid("Dry", 2), leadName: "x" }, valid("Dry", 3)]);
     const result = await runImport(file, ["--dry-run", "--json"], proxy.baseUrl);
     expect(result.code).toBe(EXIT.DATA);
-    expect(result.stdout.trim().split("\n").map((l) => JSON.parse(l))[0]).toMatchObject({ event: "row", row: 2, result: "invalid", issues: [{ path: "leadName" }] });
+    expect(
+      result.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))[0],
+    ).toMatchObject({ event: "row", row: 2, result: "invalid", issues: [{ path: "leadName" }] });
     expect(result.stderr).toContain("2 of 3 rows valid");
     expect(proxy.requests()).toBe(0);
     expect(existsSync(`${file}.ledger.jsonl`) || existsSync(`${file}.created.csv`)).toBe(false);
@@ -500,7 +569,9 @@ describe("importer", () => {
       for (const loser of both.filter((r) => r.code !== EXIT.OK)) {
         // The loser of the race refuses at once, before reconciling or sending anything.
         expect(loser.code, output).toBe(EXIT.TEMPFAIL);
-        expect(loser.stderr).toMatch(/^Another import \(pid \d+ on .+, started .+\) is using the ledger .+: wait for it to finish, then run the same command again\.\n$/);
+        expect(loser.stderr).toMatch(
+          /^Another import \(pid \d+ on .+, started .+\) is using the ledger .+: wait for it to finish, then run the same command again\.\n$/,
+        );
       }
       // The results sit beside the ledger the resumes shared, whatever their input's name.
       await expectOneLeadPerRow(file, tag, rows);
@@ -551,7 +622,9 @@ describe("importer", () => {
       await symlink(victim, link);
       const result = await runImport(file);
       expect(result.code, result.stderr).toBe(EXIT.USAGE);
-      expect(result.stderr).toBe(`${link} is a symbolic link or not a regular file; the importer writes only regular files: remove it or give another path.\n`);
+      expect(result.stderr).toBe(
+        `${link} is a symbolic link or not a regular file; the importer writes only regular files: remove it or give another path.\n`,
+      );
       expect(await leadsNamed("Linked Lead ")).toHaveLength(0);
       await rm(link);
     }
@@ -590,7 +663,13 @@ describe("importer", () => {
   it("stops reconciliation with one sentence on a listing without leads, or one whose hasMore never ends", async () => {
     const listings: [string, (url: URL) => unknown][] = [
       ["NoLeads", () => ({ pagination: { total: 0, limit: 500, offset: 0, hasMore: false } })],
-      ["Endless", (url) => ({ leads: [], pagination: { total: 1, limit: 500, offset: Number(url.searchParams.get("offset")), hasMore: true } })],
+      [
+        "Endless",
+        (url) => ({
+          leads: [],
+          pagination: { total: 1, limit: 500, offset: Number(url.searchParams.get("offset")), hasMore: true },
+        }),
+      ],
     ];
     for (const [tag, listing] of listings) {
       const rows = [valid(tag, 1), valid(tag, 2), valid(tag, 3)];
@@ -616,7 +695,12 @@ describe("importer", () => {
 
     const first = await runImport(file, ["--ledger", ledger]);
     expect(first.code, first.stderr).toBe(EXIT.IOERR);
-    expect(first.stderr).toMatch(new RegExp(`^Could not write the ledger ${ledger} \\(ENOSPC: no space left on device\\b.*\\): fix that \\(disk space, permissions\\), then run the same command again\\.$`, "m"));
+    expect(first.stderr).toMatch(
+      new RegExp(
+        `^Could not write the ledger ${ledger} \\(ENOSPC: no space left on device\\b.*\\): fix that \\(disk space, permissions\\), then run the same command again\\.$`,
+        "m",
+      ),
+    );
     expect(first.stderr).not.toMatch(STACK_LINE);
     expect((await leadsNamed("Full Lead ")).length).toBeLessThan(rows.length);
 

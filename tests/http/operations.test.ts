@@ -59,7 +59,11 @@ const jsonBody = (key = TEST_KEY) => ({ ...auth(key), "content-type": "applicati
 let counter = 0;
 function lead(): string {
   counter++;
-  const value = { leadName: `Operable Lead ${counter} Wirawati`, leadMobileNumber: `013-555 ${String(1000 + counter)}`, referrer: "Operations Fair" };
+  const value = {
+    leadName: `Operable Lead ${counter} Wirawati`,
+    leadMobileNumber: `013-555 ${String(1000 + counter)}`,
+    referrer: "Operations Fair",
+  };
   personal.add(value.leadName);
   return JSON.stringify(value);
 }
@@ -84,14 +88,30 @@ describe("request ids", () => {
       ["DELETE", "/api/leads", auth(), undefined, 405],
       ["POST", "/api/leads", { ...jsonBody(), "content-length": String(MAX_BODY_BYTES + 1) }, "{}", 413],
       ["POST", "/api/leads", { ...auth(), "content-type": "text/plain" }, "{}", 415],
-      ["POST", "/api/leads", jsonBody(), JSON.stringify({ leadName: "No Such Agent", leadMobileNumber: "0123456789", referrer: "Operations Fair", assignedAgentId: "nobody-404" }), 422],
+      [
+        "POST",
+        "/api/leads",
+        jsonBody(),
+        JSON.stringify({
+          leadName: "No Such Agent",
+          leadMobileNumber: "0123456789",
+          referrer: "Operations Fair",
+          assignedAgentId: "nobody-404",
+        }),
+        422,
+      ],
       ["GET", "/api/health/live", {}, undefined, 200],
       ["GET", "/api/health/ready", {}, undefined, 200],
     ];
     for (const [method, path, headers, body, status] of cases) {
       const answer = await send(server.baseUrl, method, path, { headers, body });
       const id = answer.headers["x-request-id"];
-      expect({ method, path, status: answer.status, id: UUID.test(String(id)) }).toEqual({ method, path, status, id: true });
+      expect({ method, path, status: answer.status, id: UUID.test(String(id)) }).toEqual({
+        method,
+        path,
+        status,
+        id: true,
+      });
       if (status >= 400) expect(answer.body.requestId).toBe(id);
     }
   });
@@ -103,30 +123,72 @@ describe("request ids", () => {
       expect(answer.headers["x-request-id"]).toBe(id);
       expect(answer.body.requestId).toBe(id);
     }
-    const invalid = ["9".repeat(129), "has space", "semi;colon", "slash/es", "quote\"d", "é"];
+    const invalid = ["9".repeat(129), "has space", "semi;colon", "slash/es", 'quote"d', "é"];
     for (const id of invalid) {
-      const answer = await send(server.baseUrl, "GET", "/api/leads/sources", { headers: { ...auth(), "x-request-id": id } });
+      const answer = await send(server.baseUrl, "GET", "/api/leads/sources", {
+        headers: { ...auth(), "x-request-id": id },
+      });
       expect(answer.headers["x-request-id"], id).toMatch(UUID);
     }
     // An empty header is no id either.
-    expect((await send(server.baseUrl, "GET", "/api/health/live", { headers: { "x-request-id": "" } })).headers["x-request-id"]).toMatch(UUID);
+    expect(
+      (await send(server.baseUrl, "GET", "/api/health/live", { headers: { "x-request-id": "" } })).headers[
+        "x-request-id"
+      ],
+    ).toMatch(UUID);
   });
 });
 
 describe("access log", () => {
   it("has one line per request with exactly the documented fields, which key matched, and no key in its path", async () => {
     const requests: [string, string, Record<string, string>, string | undefined, Record<string, unknown>][] = [
-      ["GET", `/api/leads?referrer=Operations%20Fair&limit=1&key=${TEST_KEY}`, auth(), undefined, { status: 400, code: "INVALID_INPUT", key: "current", path: "/api/leads" }],
-      ["GET", "/api/leads?referrer=Operations%20Fair&limit=1", auth(PREVIOUS_KEY), undefined, { status: 200, key: "previous", path: "/api/leads" }],
+      [
+        "GET",
+        `/api/leads?referrer=Operations%20Fair&limit=1&key=${TEST_KEY}`,
+        auth(),
+        undefined,
+        { status: 400, code: "INVALID_INPUT", key: "current", path: "/api/leads" },
+      ],
+      [
+        "GET",
+        "/api/leads?referrer=Operations%20Fair&limit=1",
+        auth(PREVIOUS_KEY),
+        undefined,
+        { status: 200, key: "previous", path: "/api/leads" },
+      ],
       ["POST", "/api/leads", jsonBody(PREVIOUS_KEY), lead(), { status: 201, key: "previous", path: "/api/leads" }],
       ["POST", "/api/leads", jsonBody(), lead(), { status: 201, key: "current", path: "/api/leads" }],
-      ["GET", "/api/leads/sources", auth("wrong-key"), undefined, { status: 401, code: "UNAUTHORIZED", path: "/api/leads/sources" }],
+      [
+        "GET",
+        "/api/leads/sources",
+        auth("wrong-key"),
+        undefined,
+        { status: 401, code: "UNAUTHORIZED", path: "/api/leads/sources" },
+      ],
       ["GET", "/api/health/ready?probe=1", {}, undefined, { status: 200, path: "/api/health/ready" }],
       ["PUT", "/api/agents", {}, undefined, { status: 405, code: "METHOD_NOT_ALLOWED", path: "/api/agents" }],
       // A key pasted into the path, as sent or percent-encoded, current or previous: its segment is redacted.
-      ["GET", `/api/leads/${TEST_KEY}`, {}, undefined, { status: 404, code: "NOT_FOUND", path: "/api/leads/[redacted]" }],
-      ["GET", `/api/leads/${TEST_KEY.slice(0, 3)}%${TEST_KEY.charCodeAt(3).toString(16)}${TEST_KEY.slice(4)}`, {}, undefined, { status: 404, code: "NOT_FOUND", path: "/api/leads/[redacted]" }],
-      ["GET", `/api/x${PREVIOUS_KEY}/leads`, {}, undefined, { status: 404, code: "NOT_FOUND", path: "/api/[redacted]/leads" }],
+      [
+        "GET",
+        `/api/leads/${TEST_KEY}`,
+        {},
+        undefined,
+        { status: 404, code: "NOT_FOUND", path: "/api/leads/[redacted]" },
+      ],
+      [
+        "GET",
+        `/api/leads/${TEST_KEY.slice(0, 3)}%${TEST_KEY.charCodeAt(3).toString(16)}${TEST_KEY.slice(4)}`,
+        {},
+        undefined,
+        { status: 404, code: "NOT_FOUND", path: "/api/leads/[redacted]" },
+      ],
+      [
+        "GET",
+        `/api/x${PREVIOUS_KEY}/leads`,
+        {},
+        undefined,
+        { status: 404, code: "NOT_FOUND", path: "/api/[redacted]/leads" },
+      ],
     ];
     let i = 0;
     for (const [method, path, headers, body, expected] of requests) {
@@ -141,7 +203,10 @@ describe("access log", () => {
       expect(lines, `${method} ${path}`).toHaveLength(1);
       const [line] = lines;
       expect(line).toMatchObject({ level: "info", msg: "request", requestId, method, ...expected });
-      expect(Object.keys(line).every((field) => ACCESS_FIELDS.includes(field)), JSON.stringify(line)).toBe(true);
+      expect(
+        Object.keys(line).every((field) => ACCESS_FIELDS.includes(field)),
+        JSON.stringify(line),
+      ).toBe(true);
       expect(new Date(line.time as string).toISOString()).toBe(line.time);
       expect(line.durationMs).toBeTypeOf("number");
       if (!("code" in expected)) expect(line).not.toHaveProperty("code");
@@ -155,7 +220,9 @@ describe("access log", () => {
     try {
       const ids = Array.from({ length: 40 }, (_, n) => `burst-${n}`);
       const answers = await Promise.all(
-        ids.map((requestId) => send(own.baseUrl, "GET", "/api/health/live", { headers: { "x-request-id": requestId } })),
+        ids.map((requestId) =>
+          send(own.baseUrl, "GET", "/api/health/live", { headers: { "x-request-id": requestId } }),
+        ),
       );
       expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
     } finally {
@@ -176,7 +243,9 @@ describe("key rotation", () => {
   it("accepts the previous key while it is set, never the wrong one; no key configured is still 503", async () => {
     expect((await call("GET", "/api/leads/sources", { baseUrl: server.baseUrl, key: PREVIOUS_KEY })).status).toBe(200);
     expect((await call("GET", "/api/leads/sources", { baseUrl: server.baseUrl, key: TEST_KEY })).status).toBe(200);
-    expect((await call("GET", "/api/leads/sources", { baseUrl: server.baseUrl, key: `${PREVIOUS_KEY}x` })).status).toBe(401);
+    expect((await call("GET", "/api/leads/sources", { baseUrl: server.baseUrl, key: `${PREVIOUS_KEY}x` })).status).toBe(
+      401,
+    );
     // The narrow server has no previous key: the old key is refused there.
     expect((await call("GET", "/api/leads/sources", { baseUrl: narrow.baseUrl, key: PREVIOUS_KEY })).status).toBe(401);
     // In-process: a previous key alone configures nothing.
@@ -196,14 +265,25 @@ describe("key rotation", () => {
 describe("connections after refusals", () => {
   it("are closed after 401 and 413 and kept alive otherwise", async () => {
     const unauthorised = await send(server.baseUrl, "GET", "/api/leads/sources");
-    expect({ status: unauthorised.status, connection: unauthorised.headers.connection }).toEqual({ status: 401, connection: "close" });
+    expect({ status: unauthorised.status, connection: unauthorised.headers.connection }).toEqual({
+      status: 401,
+      connection: "close",
+    });
     const tooLarge = await send(server.baseUrl, "POST", "/api/leads", {
       headers: { ...jsonBody(), "content-length": String(MAX_BODY_BYTES + 1) },
       body: "{}",
     });
-    expect({ status: tooLarge.status, connection: tooLarge.headers.connection }).toEqual({ status: 413, connection: "close" });
-    const invalid = await send(server.baseUrl, "GET", "/api/leads?limit=0", { headers: { ...auth(), connection: "keep-alive" } });
-    expect({ status: invalid.status, connection: invalid.headers.connection }).toEqual({ status: 400, connection: "keep-alive" });
+    expect({ status: tooLarge.status, connection: tooLarge.headers.connection }).toEqual({
+      status: 413,
+      connection: "close",
+    });
+    const invalid = await send(server.baseUrl, "GET", "/api/leads?limit=0", {
+      headers: { ...auth(), connection: "keep-alive" },
+    });
+    expect({ status: invalid.status, connection: invalid.headers.connection }).toEqual({
+      status: 400,
+      connection: "keep-alive",
+    });
   });
 });
 
@@ -214,20 +294,37 @@ describe("pool waits", () => {
     try {
       // The host locks referrals: the listing holds the narrow server's only connection, and its one read connection.
       await host.query("BEGIN; LOCK TABLE referrals IN ACCESS EXCLUSIVE MODE");
-      const listing = send(narrow.baseUrl, "GET", "/api/leads", { headers: { ...auth(), "x-request-id": "holds-the-pool" } });
+      const listing = send(narrow.baseUrl, "GET", "/api/leads", {
+        headers: { ...auth(), "x-request-id": "holds-the-pool" },
+      });
       const waiting = async () =>
-        (await db.sql.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n;
+        (
+          await db.sql.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          )
+        ).rows[0].n;
       while ((await waiting()) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const started = Date.now();
       const timed = async (answer: Promise<Answer>) => ({ answer: await answer, waited: Date.now() - started });
       const [write, read] = await Promise.all([
-        timed(send(narrow.baseUrl, "POST", "/api/leads", { headers: { ...jsonBody(), "x-request-id": "waits-write" }, body: lead() })),
-        timed(send(narrow.baseUrl, "GET", "/api/leads/sources", { headers: { ...auth(), "x-request-id": "waits-read" } })),
+        timed(
+          send(narrow.baseUrl, "POST", "/api/leads", {
+            headers: { ...jsonBody(), "x-request-id": "waits-write" },
+            body: lead(),
+          }),
+        ),
+        timed(
+          send(narrow.baseUrl, "GET", "/api/leads/sources", { headers: { ...auth(), "x-request-id": "waits-read" } }),
+        ),
       ]);
       expect([write.answer.status, write.answer.body.code]).toEqual([500, "INTERNAL_ERROR"]);
       expect(write.waited).toBeGreaterThanOrEqual(POOL_WAIT_MS - 100);
       expect(write.waited).toBeLessThan(POOL_WAIT_MS + 3_000);
-      expect([read.answer.status, read.answer.body.code, read.answer.headers["retry-after"]]).toEqual([503, "READS_BUSY", "1"]);
+      expect([read.answer.status, read.answer.body.code, read.answer.headers["retry-after"]]).toEqual([
+        503,
+        "READS_BUSY",
+        "1",
+      ]);
       expect(read.waited).toBeGreaterThanOrEqual(READ_WAIT_MS - 100);
       expect(read.waited).toBeLessThan(READ_WAIT_MS + 3_000);
       await host.query("ROLLBACK");
@@ -257,7 +354,10 @@ describe("a host lock on referrals", () => {
       const started = Date.now();
       answers = await Promise.all([
         send(server.baseUrl, "GET", "/api/leads", { headers: { ...auth(), "x-request-id": "locked-read" } }),
-        send(server.baseUrl, "POST", "/api/leads", { headers: { ...jsonBody(), "x-request-id": "locked-write" }, body: lead() }),
+        send(server.baseUrl, "POST", "/api/leads", {
+          headers: { ...jsonBody(), "x-request-id": "locked-write" },
+          body: lead(),
+        }),
       ]);
       waited = Date.now() - started;
     } finally {

@@ -56,14 +56,19 @@ describe("a host's own `next start` on an empty database", () => {
     const sourceCount = async () =>
       (await db.sql.query("SELECT name FROM customers WHERE kind = 'source'").catch(() => ({ rows: [] }))).rows.length;
     const done = async () =>
-      (await applied().catch(() => [])).length === names.length && (await sourceCount()) >= readConfiguredSources().length;
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !(await done()); ) {
+      (await applied().catch(() => [])).length === names.length &&
+      (await sourceCount()) >= readConfiguredSources().length;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !(await done());) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(await applied()).toEqual(names);
     expect(await sourceCount()).toBe(readConfiguredSources().length);
     const res = await call("GET", "/api/leads/sources", { baseUrl });
-    expect(res.body.sources.map((s: { name: string }) => s.name).sort()).toEqual(readConfiguredSources().map((s) => s.name).sort());
+    expect(res.body.sources.map((s: { name: string }) => s.name).sort()).toEqual(
+      readConfiguredSources()
+        .map((s) => s.name)
+        .sort(),
+    );
     expect((await call("GET", "/api/health/ready", { baseUrl, key: null })).status).toBe(200);
   });
 });
@@ -77,19 +82,34 @@ describe("a host's own `next start` with a key missing or under the minimum leng
     it(`serves its own pages, answers 503 API_NOT_CONFIGURED to data operations, and says so once at start: ${name}`, async () => {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const host = await startProcessGroup(process.execPath, [NEXT, "start", "-p", String(port)], { DATABASE_URL: db.url, ...env }, `${url}/`);
+      const host = await startProcessGroup(
+        process.execPath,
+        [NEXT, "start", "-p", String(port)],
+        { DATABASE_URL: db.url, ...env },
+        `${url}/`,
+      );
       try {
         expect((await fetch(`${url}/`)).status).toBe(200);
         for (const path of ["/api/leads/sources", "/api/leads"]) {
           const res = await call("GET", path, { baseUrl: url });
-          expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 503, code: "API_NOT_CONFIGURED" });
+          expect({ path, status: res.status, code: res.body.code }).toEqual({
+            path,
+            status: 503,
+            code: "API_NOT_CONFIGURED",
+          });
         }
-        const created = await call("POST", "/api/leads", { baseUrl: url, body: { leadName: "Not Stored", leadMobileNumber: "0123456789", referrer: "Nowhere Ads" } });
+        const created = await call("POST", "/api/leads", {
+          baseUrl: url,
+          body: { leadName: "Not Stored", leadMobileNumber: "0123456789", referrer: "Nowhere Ads" },
+        });
         expect(created.status).toBe(503);
         expect((await call("GET", "/api/health/live", { baseUrl: url, key: null })).status).toBe(200);
         const sentence = unusableKeyProblem(env);
         expect(sentence).toBeDefined();
-        const lines = host.output().split("\n").filter((line) => line.includes("LEADS_API_KEY"));
+        const lines = host
+          .output()
+          .split("\n")
+          .filter((line) => line.includes("LEADS_API_KEY"));
         expect(lines).toEqual([JSON.stringify({ level: "error", msg: sentence })]);
         if (env.LEADS_API_KEY) expect(host.output()).not.toContain(env.LEADS_API_KEY);
         expect(host.output()).not.toMatch(/^\s+at /m); // no stack trace
@@ -137,7 +157,9 @@ describe("a host's own `next start` without the preload", () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect({ host: hostname, port: Number(port) }, () => {
         // Headers announce 100 bytes of body; 10 are sent, then nothing.
-        socket.write("POST /api/leads HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"leadName\"");
+        socket.write(
+          'POST /api/leads HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"leadName"',
+        );
       });
       let text = "";
       socket.setEncoding("utf8");

@@ -42,7 +42,8 @@ describe("a clone under a private folder", () => {
       expect((await sendRaw(authorised("GET", "/api/leads/sources"), launcher.baseUrl)).status).toBe(200);
       const lead = { leadName: "Private Clone Lead", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
       expect((await sendRaw(authorised("POST", "/api/leads", lead), launcher.baseUrl)).status).toBe(201);
-      if (asRoot) expect(launcher.output()).toContain("Embedded PostgreSQL running, data in /var/lib/lead-intake-service/");
+      if (asRoot)
+        expect(launcher.output()).toContain("Embedded PostgreSQL running, data in /var/lib/lead-intake-service/");
     } finally {
       await launcher.stop();
     }
@@ -88,9 +89,14 @@ async function binariesThatMark(owner: { uid: number; gid: number }, passOn: boo
   await mkdir(path.join(tree, "bin"), { recursive: true });
   for (const name of ["initdb", "postgres"]) {
     const real = path.join(platformPackage, "native/bin", name);
-    await writeFile(path.join(tree, "bin", name), `#!/bin/sh\ntouch ${marker()}\n${passOn ? `exec ${real} "$@"` : "exit 1"}\n`, { mode: 0o755 });
+    await writeFile(
+      path.join(tree, "bin", name),
+      `#!/bin/sh\ntouch ${marker()}\n${passOn ? `exec ${real} "$@"` : "exit 1"}\n`,
+      { mode: 0o755 },
+    );
   }
-  for (const file of [tree, path.join(tree, "bin"), ...["initdb", "postgres"].map((n) => path.join(tree, "bin", n))]) await chown(file, owner.uid, owner.gid);
+  for (const file of [tree, path.join(tree, "bin"), ...["initdb", "postgres"].map((n) => path.join(tree, "bin", n))])
+    await chown(file, owner.uid, owner.gid);
   return tree;
 }
 
@@ -103,59 +109,65 @@ function rootOnlyPath(file: string): boolean {
   }
 }
 
-describe.runIf(asRoot)("root's copy of the PostgreSQL binaries, with the temp folder's name taken by another user", () => {
-  afterEach(async () => {
-    await rm(planted, { recursive: true, force: true });
-    if (attacker) await rm(attacker, { recursive: true, force: true });
-  });
+describe.runIf(asRoot)(
+  "root's copy of the PostgreSQL binaries, with the temp folder's name taken by another user",
+  () => {
+    afterEach(async () => {
+      await rm(planted, { recursive: true, force: true });
+      if (attacker) await rm(attacker, { recursive: true, force: true });
+    });
 
-  const nobody = { uid: Number(spawnSync("id", ["-u", "nobody"], { encoding: "utf8" }).stdout), gid: Number(spawnSync("id", ["-g", "nobody"], { encoding: "utf8" }).stdout) };
+    const nobody = {
+      uid: Number(spawnSync("id", ["-u", "nobody"], { encoding: "utf8" }).stdout),
+      gid: Number(spawnSync("id", ["-g", "nobody"], { encoding: "utf8" }).stdout),
+    };
 
-  it("a symbolic link there (to whatever it is swapped to after a check) is not followed: the cluster starts from root's own copy", async () => {
-    // The link's target is root's here, as a link swapped after a check of a root-owned target would be.
-    const tree = await binariesThatMark({ uid: 0, gid: 0 }, true);
-    await symlink(tree, planted);
-    await lchown(planted, nobody.uid, nobody.gid);
-    const { output, binary } = await startClusterInClone(clone);
-    expect(output).toBe(`started ${binary}`);
-    expect(existsSync(marker())).toBe(false);
-    expect(binary.startsWith(planted)).toBe(false);
-    expect(rootOnlyPath(binary)).toBe(true);
-  }, 120_000);
-
-  it("a folder of another user there neither runs nor blocks: the cluster starts from root's own copy", async () => {
-    const tree = await binariesThatMark(nobody, false);
-    await rm(planted, { recursive: true, force: true });
-    await mkdir(planted, { mode: 0o777 });
-    await chown(planted, nobody.uid, nobody.gid);
-    spawnSync("cp", ["-a", path.join(tree, "bin"), planted]);
-    const { output, binary } = await startClusterInClone(clone);
-    expect(output).toBe(`started ${binary}`);
-    expect(existsSync(marker())).toBe(false);
-    expect(rootOnlyPath(binary)).toBe(true);
-  }, 120_000);
-
-  it("a folder or file anywhere in root's copy that another user can change, or a link out of it, gets the copy replaced whole", async () => {
-    const copy = path.dirname(path.dirname((await startClusterInClone(clone)).binary));
-    expect(rootOnlyPath(path.join(copy, "bin", "postgres"))).toBe(true);
-    const lib = path.join(copy, "lib");
-    const sample = path.join(copy, "share", "postgresql", "pg_hba.conf.sample");
-    const escape = path.join(copy, "share", "postgresql", "extension", "escape");
-    await chmod(lib, 0o777);
-    await chmod(sample, 0o666);
-    await symlink("/etc", escape);
-    try {
+    it("a symbolic link there (to whatever it is swapped to after a check) is not followed: the cluster starts from root's own copy", async () => {
+      // The link's target is root's here, as a link swapped after a check of a root-owned target would be.
+      const tree = await binariesThatMark({ uid: 0, gid: 0 }, true);
+      await symlink(tree, planted);
+      await lchown(planted, nobody.uid, nobody.gid);
       const { output, binary } = await startClusterInClone(clone);
       expect(output).toBe(`started ${binary}`);
-      expect(binary).toBe(path.join(copy, "bin", "postgres"));
-      expect(lstatSync(lib).mode & 0o022).toBe(0);
-      expect(lstatSync(sample).mode & 0o022).toBe(0);
-      expect(lstatSync(escape, { throwIfNoEntry: false })).toBeUndefined();
-    } finally {
-      // Whatever happened, the shared copy is left as root's alone for every other run on this machine.
-      await rm(escape, { force: true });
-      await chmod(lib, 0o755).catch(() => {});
-      await chmod(sample, 0o644).catch(() => {});
-    }
-  }, 120_000);
-});
+      expect(existsSync(marker())).toBe(false);
+      expect(binary.startsWith(planted)).toBe(false);
+      expect(rootOnlyPath(binary)).toBe(true);
+    }, 120_000);
+
+    it("a folder of another user there neither runs nor blocks: the cluster starts from root's own copy", async () => {
+      const tree = await binariesThatMark(nobody, false);
+      await rm(planted, { recursive: true, force: true });
+      await mkdir(planted, { mode: 0o777 });
+      await chown(planted, nobody.uid, nobody.gid);
+      spawnSync("cp", ["-a", path.join(tree, "bin"), planted]);
+      const { output, binary } = await startClusterInClone(clone);
+      expect(output).toBe(`started ${binary}`);
+      expect(existsSync(marker())).toBe(false);
+      expect(rootOnlyPath(binary)).toBe(true);
+    }, 120_000);
+
+    it("a folder or file anywhere in root's copy that another user can change, or a link out of it, gets the copy replaced whole", async () => {
+      const copy = path.dirname(path.dirname((await startClusterInClone(clone)).binary));
+      expect(rootOnlyPath(path.join(copy, "bin", "postgres"))).toBe(true);
+      const lib = path.join(copy, "lib");
+      const sample = path.join(copy, "share", "postgresql", "pg_hba.conf.sample");
+      const escape = path.join(copy, "share", "postgresql", "extension", "escape");
+      await chmod(lib, 0o777);
+      await chmod(sample, 0o666);
+      await symlink("/etc", escape);
+      try {
+        const { output, binary } = await startClusterInClone(clone);
+        expect(output).toBe(`started ${binary}`);
+        expect(binary).toBe(path.join(copy, "bin", "postgres"));
+        expect(lstatSync(lib).mode & 0o022).toBe(0);
+        expect(lstatSync(sample).mode & 0o022).toBe(0);
+        expect(lstatSync(escape, { throwIfNoEntry: false })).toBeUndefined();
+      } finally {
+        // Whatever happened, the shared copy is left as root's alone for every other run on this machine.
+        await rm(escape, { force: true });
+        await chmod(lib, 0o755).catch(() => {});
+        await chmod(sample, 0o644).catch(() => {});
+      }
+    }, 120_000);
+  },
+);

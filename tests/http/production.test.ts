@@ -60,7 +60,11 @@ describe("production server over HTTP", () => {
     expect(tag).toMatch(/^"\d+"$/);
     for (const { baseUrl } of servers) {
       const res = await call("GET", "/api/leads/sources", { baseUrl, headers: { "if-none-match": tag } });
-      expect({ status: res.status, text: res.text, etag: res.headers.get("etag") }).toEqual({ status: 304, text: "", etag: tag });
+      expect({ status: res.status, text: res.text, etag: res.headers.get("etag") }).toEqual({
+        status: 304,
+        text: "",
+        etag: tag,
+      });
       expect(res.headers.get("cache-control")).toBe("no-store");
     }
   });
@@ -86,7 +90,12 @@ describe("production server over HTTP", () => {
     for (const path of ["/api/leads/sources", "/api/leads/agents", "/api/leads", "/api/sources"]) {
       for (const [headers, challenge] of cases) {
         const res = await call("GET", path, { baseUrl, key: null, headers });
-        expect({ path, headers, status: res.status, challenge: res.headers.get("www-authenticate") }).toEqual({ path, headers, status: 401, challenge });
+        expect({ path, headers, status: res.status, challenge: res.headers.get("www-authenticate") }).toEqual({
+          path,
+          headers,
+          status: 401,
+          challenge,
+        });
       }
     }
     const res = await call("POST", "/api/leads", { baseUrl, key: null, body: lead("Facebook Ads", 0) });
@@ -99,7 +108,9 @@ describe("production server over HTTP", () => {
     const condition = (length: number) => `${tag},${" ".repeat(length - tag.length - 4)}"0"`;
     const atBound = condition(1024);
     expect(atBound.length).toBe(1024);
-    expect((await call("GET", "/api/leads/sources", { baseUrl, headers: { "if-none-match": atBound } })).status).toBe(304);
+    expect((await call("GET", "/api/leads/sources", { baseUrl, headers: { "if-none-match": atBound } })).status).toBe(
+      304,
+    );
     const over = condition(1025);
     const res = await call("GET", "/api/leads/sources", { baseUrl, headers: { "if-none-match": over } });
     expect(res.status).toBe(400);

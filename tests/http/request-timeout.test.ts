@@ -29,7 +29,15 @@ function slowPost(headers: string[]): Promise<{ answer: string; closedAfterMs: n
       resolve({ answer, closedAfterMs: Date.now() - started });
     });
     socket.write(
-      ["POST /api/leads HTTP/1.1", "Host: localhost", "Content-Type: application/json", "Content-Length: 1000", ...headers, "", ""].join("\r\n"),
+      [
+        "POST /api/leads HTTP/1.1",
+        "Host: localhost",
+        "Content-Type: application/json",
+        "Content-Length: 1000",
+        ...headers,
+        "",
+        "",
+      ].join("\r\n"),
     );
   });
 }
@@ -44,7 +52,9 @@ describe("a slow request body", () => {
       expect(answer).toMatch(/^(HTTP\/1\.1 (408|401) |$)/);
     }
     expect(withKey.answer).toMatch(/^(HTTP\/1\.1 408 |$)/);
-    const next = await fetch(`${running.server.baseUrl}/api/leads/sources`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    const next = await fetch(`${running.server.baseUrl}/api/leads/sources`, {
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+    });
     expect(next.status).toBe(200);
   }, 90_000);
 });

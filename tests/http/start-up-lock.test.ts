@@ -143,7 +143,9 @@ describe("start-up while another session holds the migrations' lock", () => {
     expect(how).toBe(1);
     const sentence = `${new MigrationLockTimeout(3).message}, then start again`;
     expect(sentence).toContain(`pg_advisory_lock(${LOCK})`);
-    expect(sentence).toContain(`FROM pg_locks JOIN pg_stat_activity USING (pid) WHERE locktype = 'advisory' AND objid = ${LOCK}`);
+    expect(sentence).toContain(
+      `FROM pg_locks JOIN pg_stat_activity USING (pid) WHERE locktype = 'advisory' AND objid = ${LOCK}`,
+    );
     expect(run.output().split("\n")).toContain(sentence);
     // The query it gives finds the holder: the role with no privileges.
     holder = await holdLock();

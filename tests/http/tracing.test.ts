@@ -90,11 +90,19 @@ describe("tracing over OTLP/HTTP", () => {
   it("exports the spans of a POST: the caller's trace, the route span with the request id, database spans, no PII", async () => {
     const traceId = randomBytes(16).toString("hex");
     const parentId = randomBytes(8).toString("hex");
-    const lead = { leadName: "Traced Lead Kusumawati", leadMobileNumber: "017-246 8135", leadAddress: "9 Jalan Jejak", referrer: "Trace Expo" };
+    const lead = {
+      leadName: "Traced Lead Kusumawati",
+      leadMobileNumber: "017-246 8135",
+      leadAddress: "9 Jalan Jejak",
+      referrer: "Trace Expo",
+    };
     const response = await post(lead, traceId, parentId, "traced-post-1");
     expect(response.status).toBe(201);
 
-    const found = await spansOf(traceId, (s) => s.some((x) => attribute(x, "db.query.text")) && s.some((x) => attribute(x, "lead_intake.request_id")));
+    const found = await spansOf(
+      traceId,
+      (s) => s.some((x) => attribute(x, "db.query.text")) && s.some((x) => attribute(x, "lead_intake.request_id")),
+    );
     // The caller's traceparent is honoured: the server's root span is a child of the caller's span.
     expect(found.some((s) => s.parentSpanId === parentId)).toBe(true);
     const routeSpans = found.filter((s) => attribute(s, "lead_intake.request_id") === "traced-post-1");
@@ -102,32 +110,55 @@ describe("tracing over OTLP/HTTP", () => {
     expect(routeSpans.some((s) => attribute(s, "lead_intake.error_code") !== undefined)).toBe(false);
     const queries = found.filter((s) => attribute(s, "db.query.text"));
     // The creation statement, sent straight to the pool (lib/db/prepared.ts), has its own span beside Prisma's.
-    expect(queries.some((s) => s.name === "lead_intake:db_query" && String(attribute(s, "db.query.text")).includes("INSERT INTO referrals"))).toBe(true);
+    expect(
+      queries.some(
+        (s) =>
+          s.name === "lead_intake:db_query" && String(attribute(s, "db.query.text")).includes("INSERT INTO referrals"),
+      ),
+    ).toBe(true);
     expect(queries.length, found.map((s) => s.name).join()).toBeGreaterThan(0);
     // Every span belongs to the one trace, and none holds the key or the lead's personal data.
     const text = JSON.stringify(found);
-    for (const secret of [TEST_KEY, lead.leadName, lead.leadMobileNumber, "2468135", lead.leadAddress]) expect(text).not.toContain(secret);
+    for (const secret of [TEST_KEY, lead.leadName, lead.leadMobileNumber, "2468135", lead.leadAddress])
+      expect(text).not.toContain(secret);
   });
 
   it("puts the error code on the route span of a refused POST", async () => {
     const traceId = randomBytes(16).toString("hex");
-    const response = await post({ leadName: "Refused Trace", leadMobileNumber: "0123456789", referrer: "Trace Expo", assignedAgentId: "nobody-here" }, traceId, randomBytes(8).toString("hex"), "traced-post-2");
+    const response = await post(
+      {
+        leadName: "Refused Trace",
+        leadMobileNumber: "0123456789",
+        referrer: "Trace Expo",
+        assignedAgentId: "nobody-here",
+      },
+      traceId,
+      randomBytes(8).toString("hex"),
+      "traced-post-2",
+    );
     expect(response.status).toBe(422);
     const found = await spansOf(traceId, (s) => s.some((x) => attribute(x, "lead_intake.error_code")));
-    expect(found.filter((s) => attribute(s, "lead_intake.error_code") === "INVALID_AGENT").map((s) => attribute(s, "lead_intake.request_id"))).toEqual([
-      "traced-post-2",
-    ]);
+    expect(
+      found
+        .filter((s) => attribute(s, "lead_intake.error_code") === "INVALID_AGENT")
+        .map((s) => attribute(s, "lead_intake.request_id")),
+    ).toEqual(["traced-post-2"]);
     expect(JSON.stringify(found)).not.toContain("Refused Trace");
   });
 
   it("keeps the query string (a misplaced key) out of the spans of a GET", async () => {
     const traceId = randomBytes(16).toString("hex");
     const response = await fetch(`${server.baseUrl}/api/leads?referrer=Trace%20Expo&api_key=${TEST_KEY}`, {
-      headers: { authorization: `Bearer ${TEST_KEY}`, traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+      headers: {
+        authorization: `Bearer ${TEST_KEY}`,
+        traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01`,
+      },
     });
     expect(response.status).toBe(400);
     const found = await spansOf(traceId, (s) => s.some((x) => attribute(x, "http.target")));
-    expect(found.filter((s) => attribute(s, "http.target")).map((s) => attribute(s, "http.target"))).toEqual(["/api/leads"]);
+    expect(found.filter((s) => attribute(s, "http.target")).map((s) => attribute(s, "http.target"))).toEqual([
+      "/api/leads",
+    ]);
     expect(JSON.stringify(found)).not.toContain(TEST_KEY);
   });
 });

@@ -16,7 +16,9 @@ const running = serverForThisFile();
 const PIPELINED = 400;
 
 async function healthy(): Promise<number> {
-  const response = await fetch(`${running.server.baseUrl}/api/leads/sources`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  const response = await fetch(`${running.server.baseUrl}/api/leads/sources`, {
+    headers: { authorization: `Bearer ${TEST_KEY}` },
+  });
   return response.status;
 }
 

@@ -13,7 +13,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
 /** Generated, local or large: the copy makes its own or links to this checkout's. */
-const NOT_COPIED = new Set([".git", ".next", ".data", ".env.local", "node_modules", "public", "test-results", "tsconfig.tsbuildinfo", "generated"]);
+const NOT_COPIED = new Set([
+  ".git",
+  ".next",
+  ".data",
+  ".env.local",
+  "node_modules",
+  "public",
+  "test-results",
+  "tsconfig.tsbuildinfo",
+  "generated",
+]);
 
 const FIELD = "preferredContactTime";
 

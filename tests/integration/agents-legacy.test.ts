@@ -53,7 +53,12 @@ describe("POST /api/leads on the legacy layout", () => {
     const { body } = await call("GET", "/api/leads/agents");
     for (const agent of body.agents) {
       for (const assignedAgentId of [agent.id, agent.numericId]) {
-        const res = await post({ leadName: "Legacy Lead", leadMobileNumber: "0123456789", referrer: "Facebook Ads", assignedAgentId });
+        const res = await post({
+          leadName: "Legacy Lead",
+          leadMobileNumber: "0123456789",
+          referrer: "Facebook Ads",
+          assignedAgentId,
+        });
         expect(res.status, res.text).toBe(201);
         expect(res.body.lead.status).toBe("Assigned");
         expect(res.body.lead.assignedAgentId).toBe(agent.platformId);
@@ -66,14 +71,24 @@ describe("POST /api/leads on the legacy layout", () => {
   });
 
   it("refuses a user without a platform id: 422 INVALID_AGENT", async () => {
-    const res = await post({ leadName: "Legacy Lead", leadMobileNumber: "0123456789", referrer: "Facebook Ads", assignedAgentId: ids.chong });
+    const res = await post({
+      leadName: "Legacy Lead",
+      leadMobileNumber: "0123456789",
+      referrer: "Facebook Ads",
+      assignedAgentId: ids.chong,
+    });
     expect(res.status, res.text).toBe(422);
     expect(res.body.code).toBe("INVALID_AGENT");
   });
 
   it("lists the assigned leads with the agent's platform id", async () => {
     const { leads } = await listLeads("?referrer=Facebook%20Ads");
-    expect(leads.map((l) => l.assignedAgentId).sort()).toEqual(["plat-aisyah", "plat-aisyah", "plat-devi", "plat-devi"]);
+    expect(leads.map((l) => l.assignedAgentId).sort()).toEqual([
+      "plat-aisyah",
+      "plat-aisyah",
+      "plat-devi",
+      "plat-devi",
+    ]);
     expect(leads.every((l) => l.status === "Assigned")).toBe(true);
   });
 });

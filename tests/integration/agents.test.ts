@@ -31,8 +31,16 @@ describe("GET /api/leads/agents", () => {
   describe("with users of every kind", () => {
     const eligible: Record<string, number> = {};
     beforeAll(async () => {
-      eligible.aisyah = await insertUser(db.sql, { name: "Aisyah", platformId: "plat-aisyah", accessLevels: ["sales"] });
-      eligible.ben = await insertUser(db.sql, { name: "Ben", platformId: "plat_ben_2", accessLevels: ["admin", "sales", "manager"] });
+      eligible.aisyah = await insertUser(db.sql, {
+        name: "Aisyah",
+        platformId: "plat-aisyah",
+        accessLevels: ["sales"],
+      });
+      eligible.ben = await insertUser(db.sql, {
+        name: "Ben",
+        platformId: "plat_ben_2",
+        accessLevels: ["admin", "sales", "manager"],
+      });
       await insertUser(db.sql, { name: "Chong", platformId: null, accessLevels: ["sales"] });
       await insertUser(db.sql, { name: "Devi", platformId: "plat-devi", accessLevels: ["admin"] });
       await insertUser(db.sql, { name: "Eng", platformId: "plat-eng", accessLevels: [] });
@@ -80,7 +88,12 @@ describe("GET /api/leads/agents", () => {
     it("lists agents that POST /api/leads accepts as assignedAgentId, by id or by numericId", async () => {
       for (const agent of await listAgents()) {
         for (const assignedAgentId of [agent.id, agent.numericId, String(agent.numericId)]) {
-          const res = await post({ leadName: "Lead For " + agent.name, leadMobileNumber: "0123456789", referrer: "Website Form", assignedAgentId });
+          const res = await post({
+            leadName: "Lead For " + agent.name,
+            leadMobileNumber: "0123456789",
+            referrer: "Website Form",
+            assignedAgentId,
+          });
           expect(res.status, res.text).toBe(201);
           expect(res.body.lead.status).toBe("Assigned");
           expect(res.body.lead.assignedAgentId).toBe(agent.platformId);
@@ -128,7 +141,11 @@ describe("GET /api/leads/agents without the right key", () => {
     try {
       const res = await call("GET", path);
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED", requestId: expect.any(String) });
+      expect(res.body).toEqual({
+        error: expect.any(String),
+        code: "API_NOT_CONFIGURED",
+        requestId: expect.any(String),
+      });
       expect(res.headers.get("cache-control")).toBe("no-store");
     } finally {
       process.env.LEADS_API_KEY = key;

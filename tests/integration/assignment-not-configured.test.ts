@@ -38,7 +38,9 @@ describe("POST /api/leads without assignment storage", () => {
   });
 
   it("does not create the new source named by a request it refuses", async () => {
-    const res = await expectNoWrites(db.sql, () => post({ ...MIN, referrer: "Sabah Home Fair", assignedAgentId: "plat_sales_1" }));
+    const res = await expectNoWrites(db.sql, () =>
+      post({ ...MIN, referrer: "Sabah Home Fair", assignedAgentId: "plat_sales_1" }),
+    );
     expectError(res, 503, "ASSIGNMENT_NOT_CONFIGURED");
     const { rows } = await db.sql.query(`SELECT id FROM customers WHERE lower(name) = 'sabah home fair'`);
     expect(rows).toEqual([]);
@@ -70,9 +72,21 @@ describe("POST /api/leads without assignment storage", () => {
       expect(res.status, res.text).toBe(201);
       expect(res.headers.get("cache-control")).toBe("no-store");
       expect(keysOf(res.body.lead)).toEqual(
-        ["assignedAgentId", "leadCustomerId", "leadMobileNumber", "leadName", "referralId", "referrer", "status"].sort(),
+        [
+          "assignedAgentId",
+          "leadCustomerId",
+          "leadMobileNumber",
+          "leadName",
+          "referralId",
+          "referrer",
+          "status",
+        ].sort(),
       );
-      expect(res.body.lead).toMatchObject({ assignedAgentId: null, status: "Pending", leadMobileNumber: "60123456789" });
+      expect(res.body.lead).toMatchObject({
+        assignedAgentId: null,
+        status: "Pending",
+        leadMobileNumber: "60123456789",
+      });
       const { rows } = await db.sql.query(`SELECT status, preferred_agent_id FROM referrals WHERE id = $1`, [
         res.body.lead.referralId,
       ]);

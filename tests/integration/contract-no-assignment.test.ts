@@ -15,7 +15,9 @@ beforeAll(async () => {
   db = await createTestDatabase();
   // Before this process's first request, so the layout is read without the column.
   await db.sql.query(`ALTER TABLE referrals DROP COLUMN assigned_agent_id`);
-  await db.sql.query(`INSERT INTO users (name, platform_id, access_levels) VALUES ('Sarah Lim', 'sarah-lim-01', '{sales}')`);
+  await db.sql.query(
+    `INSERT INTO users (name, platform_id, access_levels) VALUES ('Sarah Lim', 'sarah-lim-01', '{sales}')`,
+  );
 });
 
 afterAll(async () => {
@@ -33,6 +35,8 @@ describe("contract: host database without assignment storage", () => {
     const created = await call("POST", "/api/leads", { body });
     expect(created.status).toBe(201);
     const list = await call("GET", "/api/leads");
-    expect(list.body.leads).toEqual([expect.objectContaining({ referralId: created.body.lead.referralId, assignedAgentId: null })]);
+    expect(list.body.leads).toEqual([
+      expect.objectContaining({ referralId: created.body.lead.referralId, assignedAgentId: null }),
+    ]);
   });
 });

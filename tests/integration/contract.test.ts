@@ -66,12 +66,14 @@ const AGENT_PATHS = ["/api/leads/agents", "/api/agents"];
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  await db.sql.query(`INSERT INTO users (name, platform_id, access_levels) VALUES ($1, $2, '{sales}'), ('Ops Desk', 'ops-desk', '{support}')`, [
-    SALES.name,
-    SALES.platformId,
-  ]);
+  await db.sql.query(
+    `INSERT INTO users (name, platform_id, access_levels) VALUES ($1, $2, '{sales}'), ('Ops Desk', 'ops-desk', '{support}')`,
+    [SALES.name, SALES.platformId],
+  );
   // A first lead gives a person account (its lead customer) for the object referrer form.
-  const first = await send("POST", "/api/leads", { body: { leadName: "Aminah Binti Ali", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" } });
+  const first = await send("POST", "/api/leads", {
+    body: { leadName: "Aminah Binti Ali", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" },
+  });
   personId = first.body.lead.leadCustomerId;
 });
 
@@ -114,7 +116,9 @@ describe("contract: POST /api/leads", () => {
     const assigned = await send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: SALES.platformId } });
     expect(assigned.body.lead).toMatchObject({ status: "Assigned", assignedAgentId: SALES.platformId });
 
-    const { rows } = await db.sql.query<{ id: number }>(`SELECT id FROM users WHERE platform_id = $1`, [SALES.platformId]);
+    const { rows } = await db.sql.query<{ id: number }>(`SELECT id FROM users WHERE platform_id = $1`, [
+      SALES.platformId,
+    ]);
     const numeric = await send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: rows[0].id } });
     expect(numeric.body.lead.assignedAgentId).toBe(SALES.platformId);
 
@@ -136,7 +140,11 @@ describe("contract: POST /api/leads", () => {
 
   it("400 INVALID_JSON and INVALID_INPUT (with issues)", async () => {
     await expectCode(send("POST", "/api/leads", { body: "{not json" }), 400, "INVALID_JSON");
-    const invalid = await expectCode(send("POST", "/api/leads", { body: { ...minimal, leadName: "A", introducer: "x" } }), 400, "INVALID_INPUT");
+    const invalid = await expectCode(
+      send("POST", "/api/leads", { body: { ...minimal, leadName: "A", introducer: "x" } }),
+      400,
+      "INVALID_INPUT",
+    );
     expect(invalid.body.issues.map((i: { path: string }) => i.path).sort()).toEqual(["introducer", "leadName"]);
     await expectCode(send("POST", "/api/leads", { body: { ...minimal, remark: null } }), 400, "INVALID_INPUT");
     await expectCode(send("POST", "/api/leads", { body: [] }), 400, "INVALID_INPUT");
@@ -153,14 +161,28 @@ describe("contract: POST /api/leads", () => {
   });
 
   it("422 INVALID_AGENT and INVALID_REFERRER", async () => {
-    await expectCode(send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: "ops-desk" } }), 422, "INVALID_AGENT");
-    await expectCode(send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: 987654 } }), 422, "INVALID_AGENT");
-    await expectCode(send("POST", "/api/leads", { body: { ...minimal, referrer: { customerId: "cus_nobody" } } }), 422, "INVALID_REFERRER");
+    await expectCode(
+      send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: "ops-desk" } }),
+      422,
+      "INVALID_AGENT",
+    );
+    await expectCode(
+      send("POST", "/api/leads", { body: { ...minimal, assignedAgentId: 987654 } }),
+      422,
+      "INVALID_AGENT",
+    );
+    await expectCode(
+      send("POST", "/api/leads", { body: { ...minimal, referrer: { customerId: "cus_nobody" } } }),
+      422,
+      "INVALID_REFERRER",
+    );
   });
 
   it("503 API_NOT_CONFIGURED and 500 INTERNAL_ERROR", async () => {
     await withoutKey(() => expectCode(send("POST", "/api/leads", { body: minimal }), 503, "API_NOT_CONFIGURED"));
-    await withoutTable("audit_entries", () => expectCode(send("POST", "/api/leads", { body: minimal }), 500, "INTERNAL_ERROR"));
+    await withoutTable("audit_entries", () =>
+      expectCode(send("POST", "/api/leads", { body: minimal }), 500, "INTERNAL_ERROR"),
+    );
   });
 });
 
@@ -169,13 +191,24 @@ describe("contract: GET /api/leads", () => {
     const all = await send("GET", "/api/leads");
     expect(all.status).toBe(200);
     expect(all.body.leads.length).toBeGreaterThan(0);
-    expect((await send("GET", "/api/leads?referrer=facebook%20ads&limit=1&offset=0")).body.pagination).toMatchObject({ limit: 1 });
+    expect((await send("GET", "/api/leads?referrer=facebook%20ads&limit=1&offset=0")).body.pagination).toMatchObject({
+      limit: 1,
+    });
     expect((await send("GET", "/api/leads?referrer=Nobody%20Here")).body.leads).toEqual([]);
     expect((await send("GET", "/api/leads?offset=2147483647&limit=500")).body.leads).toEqual([]);
   });
 
   it("400 INVALID_INPUT (with issues), 401, 503, 500", async () => {
-    for (const query of ["limit=0", "limit=501", "offset=-1", "limit=1.5", "limit=", "referrer=", "limit=1&limit=2", "page=2"]) {
+    for (const query of [
+      "limit=0",
+      "limit=501",
+      "offset=-1",
+      "limit=1.5",
+      "limit=",
+      "referrer=",
+      "limit=1&limit=2",
+      "page=2",
+    ]) {
       const res = await expectCode(send("GET", `/api/leads?${query}`), 400, "INVALID_INPUT");
       expect(res.body.issues.length).toBeGreaterThan(0);
     }
@@ -191,12 +224,15 @@ describe("contract: 304 and 503 READS_BUSY of the read operations", () => {
     expect((await send("GET", path, { headers: { "if-none-match": tag } })).status).toBe(304);
   });
 
-  it.each(SOURCE_PATHS)("GET %s: 400 INVALID_INPUT for an If-None-Match over the documented length, even naming the ETag", async (path) => {
-    const tag = (await send("GET", path)).headers.get("etag")!;
-    const long = `${tag},${'"0",'.repeat(300)}${tag}`;
-    const res = await expectCode(send("GET", path, { headers: { "if-none-match": long } }), 400, "INVALID_INPUT");
-    expect(res.body.issues).toEqual([{ path: "If-None-Match", message: "Too long: at most 1024 characters" }]);
-  });
+  it.each(SOURCE_PATHS)(
+    "GET %s: 400 INVALID_INPUT for an If-None-Match over the documented length, even naming the ETag",
+    async (path) => {
+      const tag = (await send("GET", path)).headers.get("etag")!;
+      const long = `${tag},${'"0",'.repeat(300)}${tag}`;
+      const res = await expectCode(send("GET", path, { headers: { "if-none-match": long } }), 400, "INVALID_INPUT");
+      expect(res.body.issues).toEqual([{ path: "If-None-Match", message: "Too long: at most 1024 characters" }]);
+    },
+  );
 
   it("503 READS_BUSY with Retry-After on every read path while the read connections and the line behind them are taken", async () => {
     // Reads held on a lock of the total they read take every read connection and fill the line; later reads are
@@ -272,9 +308,15 @@ describe("contract: health checks", () => {
     expect((await send("GET", "/api/health/live", { key: null })).body).toEqual({ status: "ok" });
     expect((await send("GET", "/api/health/ready", { key: null })).body).toEqual({ status: "ok" });
     // Every pooled connection busy for longer than readiness waits: the database does not answer in time.
-    const busy = Promise.all(Array.from({ length: DEFAULT_POOL_SIZE }, () => database().$queryRaw`SELECT 1 AS slept FROM pg_sleep(4)`));
+    const busy = Promise.all(
+      Array.from({ length: DEFAULT_POOL_SIZE }, () => database().$queryRaw`SELECT 1 AS slept FROM pg_sleep(4)`),
+    );
     const sleeping = async () =>
-      (await db.sql.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT 1 AS slept FROM pg_sleep(4)%'")).rows[0].n;
+      (
+        await db.sql.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT 1 AS slept FROM pg_sleep(4)%'",
+        )
+      ).rows[0].n;
     while ((await sleeping()) < DEFAULT_POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 50));
     const started = Date.now();
     expect((await send("GET", "/api/health/ready", { key: null })).status).toBe(503);
@@ -316,13 +358,17 @@ describe("contract: coverage and strictness", () => {
     expect(variant({ error: "x", code: "INVALID_AGENT" }, 400).join()).toMatch(/allowed values/);
     expect(variant({ error: "x", code: "INVALID_INPUT" }, 400).join()).toMatch(/required property 'issues'/);
     // One Error schema for every code: issues on another code than INVALID_INPUT is refused by its else branch.
-    expect(variant({ error: "x", code: "INTERNAL_ERROR", issues: [{ path: "", message: "x" }] }, 500).join()).toMatch(/issues boolean schema is false/);
+    expect(variant({ error: "x", code: "INTERNAL_ERROR", issues: [{ path: "", message: "x" }] }, 500).join()).toMatch(
+      /issues boolean schema is false/,
+    );
     expect(variant({ error: "x", code: "INTERNAL_ERROR", extra: 1 }, 500).join()).toMatch(/additional/);
     expect(variant({ error: "x", code: "INVALID_REFERRER" }, 422).join()).toMatch(/status 422 is not documented/);
-    expect(variant(res.body, 200, new Headers({ "content-type": "application/json" })).join()).toMatch(/Cache-Control is missing/);
-    expect(variant(res.body, 200, new Headers({ "content-type": "application/json", "cache-control": "max-age=60" })).join()).toMatch(
-      /Cache-Control/,
+    expect(variant(res.body, 200, new Headers({ "content-type": "application/json" })).join()).toMatch(
+      /Cache-Control is missing/,
     );
+    expect(
+      variant(res.body, 200, new Headers({ "content-type": "application/json", "cache-control": "max-age=60" })).join(),
+    ).toMatch(/Cache-Control/);
   });
 
   it("makes call() throw when a server's response departs from the document", async () => {
@@ -334,7 +380,9 @@ describe("contract: coverage and strictness", () => {
       });
       await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
       const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      await expect(call("GET", "/api/leads/sources", { baseUrl })).rejects.toThrow(/does not match the OpenAPI document[\s\S]*additional/);
+      await expect(call("GET", "/api/leads/sources", { baseUrl })).rejects.toThrow(
+        /does not match the OpenAPI document[\s\S]*additional/,
+      );
     } finally {
       await new Promise((resolve) => server?.close(resolve));
     }

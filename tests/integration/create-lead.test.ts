@@ -28,12 +28,18 @@ beforeAll(async () => {
   db = await createTestDatabase();
   // The first request prepares the service: migrations, then the configured sources (decisions.md 7).
   expect((await call("GET", "/api/leads/sources")).status).toBe(200);
-  const { rows } = await db.sql.query<{ id: string; name: string }>(`SELECT id, name FROM customers WHERE kind = 'source'`);
+  const { rows } = await db.sql.query<{ id: string; name: string }>(
+    `SELECT id, name FROM customers WHERE kind = 'source'`,
+  );
   for (const row of rows) configured[row.name] = row.id;
   expect(Object.keys(configured).sort()).toEqual(["Facebook Ads", "Google Ads", "TikTok Ads", "Website Form"]);
 
   users.sales = await insertUser(db.sql, { name: "Sara Sales", platformId: "plat_sales_1", accessLevels: ["sales"] });
-  users.manager = await insertUser(db.sql, { name: "Mei Manager", platformId: "plat-multi-2", accessLevels: ["admin", "sales"] });
+  users.manager = await insertUser(db.sql, {
+    name: "Mei Manager",
+    platformId: "plat-multi-2",
+    accessLevels: ["admin", "sales"],
+  });
   users.admin = await insertUser(db.sql, { name: "Adam Admin", platformId: "plat_admin", accessLevels: ["admin"] });
   users.noLevels = await insertUser(db.sql, { name: "Nina None", platformId: "plat_none", accessLevels: [] });
   users.nullLevels = await insertUser(db.sql, { name: "Nul Levels", platformId: "plat_null", accessLevels: null });
@@ -121,8 +127,16 @@ describe("order of checks (decisions.md 2), with requests that break several rul
         if (key === undefined) delete process.env.LEADS_API_KEY;
         else process.env.LEADS_API_KEY = key;
         await expectNoWrites(db.sql, async () => {
-          expectError(await post(BROKEN_JSON, { key: null, headers: { "content-type": "text/plain" } }), 503, "API_NOT_CONFIGURED");
-          expectError(await post(BROKEN_JSON, { key: "wrong", headers: { "content-type": "text/plain" } }), 503, "API_NOT_CONFIGURED");
+          expectError(
+            await post(BROKEN_JSON, { key: null, headers: { "content-type": "text/plain" } }),
+            503,
+            "API_NOT_CONFIGURED",
+          );
+          expectError(
+            await post(BROKEN_JSON, { key: "wrong", headers: { "content-type": "text/plain" } }),
+            503,
+            "API_NOT_CONFIGURED",
+          );
           // An empty configured key is no key: an empty bearer value does not match it.
           expectError(await post(MIN, { headers: { authorization: "Bearer " } }), 503, "API_NOT_CONFIGURED");
           expectError(await post(MIN), 503, "API_NOT_CONFIGURED");
@@ -135,7 +149,11 @@ describe("order of checks (decisions.md 2), with requests that break several rul
 
   it("401 comes before 415, 400 and 413", async () => {
     await expectNoWrites(db.sql, async () => {
-      expectError(await post(BROKEN_JSON, { key: "wrong", headers: { "content-type": "text/plain" } }), 401, "UNAUTHORIZED");
+      expectError(
+        await post(BROKEN_JSON, { key: "wrong", headers: { "content-type": "text/plain" } }),
+        401,
+        "UNAUTHORIZED",
+      );
       expectError(await post(BROKEN_JSON, { key: null }), 401, "UNAUTHORIZED");
       expectError(await post({ ...MIN, leadName: "A", introducer: "x" }, { key: "wrong" }), 401, "UNAUTHORIZED");
       expectError(await post({ ...MIN, remark: "x".repeat(2 * MAX_BODY_BYTES) }, { key: null }), 401, "UNAUTHORIZED");
@@ -145,7 +163,11 @@ describe("order of checks (decisions.md 2), with requests that break several rul
   it("415 comes before 400 INVALID_JSON and INVALID_INPUT", async () => {
     await expectNoWrites(db.sql, async () => {
       expectError(await post(BROKEN_JSON, { headers: { "content-type": "text/plain" } }), 415, "INVALID_CONTENT_TYPE");
-      expectError(await post({ leadName: "A" }, { headers: { "content-type": "text/plain" } }), 415, "INVALID_CONTENT_TYPE");
+      expectError(
+        await post({ leadName: "A" }, { headers: { "content-type": "text/plain" } }),
+        415,
+        "INVALID_CONTENT_TYPE",
+      );
     });
   });
 
@@ -172,18 +194,29 @@ describe("order of checks (decisions.md 2), with requests that break several rul
 
   it("422 INVALID_AGENT comes after a referrer that resolves, also one that would be a new source", async () => {
     await expectNoWrites(db.sql, async () => {
-      expectError(await post({ ...MIN, referrer: { customerId: personId }, assignedAgentId: "plat_nobody" }), 422, "INVALID_AGENT");
-      expectError(await post({ ...MIN, referrer: "Never Created Expo", assignedAgentId: "plat_admin" }), 422, "INVALID_AGENT");
+      expectError(
+        await post({ ...MIN, referrer: { customerId: personId }, assignedAgentId: "plat_nobody" }),
+        422,
+        "INVALID_AGENT",
+      );
+      expectError(
+        await post({ ...MIN, referrer: "Never Created Expo", assignedAgentId: "plat_admin" }),
+        422,
+        "INVALID_AGENT",
+      );
     });
     expect(await sourcesNamed("Never Created Expo")).toEqual([]);
   });
 });
 
 describe("authentication", () => {
-  it.each(["Bearer", "bearer", "BEARER", "BeArEr"])("accepts the scheme written %j (case-insensitive)", async (scheme) => {
-    const lead = created(await post(MIN, { headers: { authorization: `${scheme} ${TEST_KEY}` } }));
-    expect(lead.status).toBe("Pending");
-  });
+  it.each(["Bearer", "bearer", "BEARER", "BeArEr"])(
+    "accepts the scheme written %j (case-insensitive)",
+    async (scheme) => {
+      const lead = created(await post(MIN, { headers: { authorization: `${scheme} ${TEST_KEY}` } }));
+      expect(lead.status).toBe("Pending");
+    },
+  );
 
   it.each([
     ["a wrong key", `Bearer wrong-key`],
@@ -215,19 +248,25 @@ describe("authentication", () => {
 
   it("never authenticates with the key in a cookie or another header", async () => {
     await expectNoWrites(db.sql, async () => {
-      expectError(await post(MIN, { key: null, headers: { cookie: `key=${TEST_KEY}; token=${TEST_KEY}` } }), 401, "UNAUTHORIZED");
+      expectError(
+        await post(MIN, { key: null, headers: { cookie: `key=${TEST_KEY}; token=${TEST_KEY}` } }),
+        401,
+        "UNAUTHORIZED",
+      );
       expectError(await post(MIN, { key: null, headers: { "x-api-key": TEST_KEY } }), 401, "UNAUTHORIZED");
     });
   });
 });
 
 describe("content type (spec Authentication 6, decisions.md 3)", () => {
-  it.each(["application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "Application/Json;charset=UTF-8"])(
-    "accepts %j",
-    async (contentType) => {
-      created(await post(MIN, { headers: { "content-type": contentType } }));
-    },
-  );
+  it.each([
+    "application/json",
+    "application/json; charset=utf-8",
+    "APPLICATION/JSON",
+    "Application/Json;charset=UTF-8",
+  ])("accepts %j", async (contentType) => {
+    created(await post(MIN, { headers: { "content-type": contentType } }));
+  });
 
   it.each([
     "text/plain",
@@ -269,18 +308,24 @@ describe("request body", () => {
   });
 
   it("answers a missing body with 400 INVALID_JSON", async () => {
-    expectError(await expectNoWrites(db.sql, () => rawPost({ headers: { "content-type": "application/json" } })), 400, "INVALID_JSON");
+    expectError(
+      await expectNoWrites(db.sql, () => rawPost({ headers: { "content-type": "application/json" } })),
+      400,
+      "INVALID_JSON",
+    );
   });
 
   it("answers bytes that are not UTF-8 with 400 INVALID_JSON", async () => {
     const json = new TextEncoder().encode(JSON.stringify({ ...MIN, leadName: "Ali XX" }));
     const at = json.indexOf("X".charCodeAt(0));
     json.set([0xff, 0xfe], at);
-    const res = await expectNoWrites(db.sql, () => rawPost({ headers: { "content-type": "application/json" }, body: json }));
+    const res = await expectNoWrites(db.sql, () =>
+      rawPost({ headers: { "content-type": "application/json" }, body: json }),
+    );
     expectError(res, 400, "INVALID_JSON");
   });
 
-  it("answers JSON that is not an object with 400 INVALID_INPUT at path \"\"", async () => {
+  it('answers JSON that is not an object with 400 INVALID_INPUT at path ""', async () => {
     for (const body of ["null", "[]", '"Ali"', "42", "true"]) {
       const res = await expectNoWrites(db.sql, () => post(body));
       expectError(res, 400, "INVALID_INPUT");
@@ -327,7 +372,11 @@ describe("request body", () => {
     expect(request.headers.get("content-length")).toBeNull();
     const response = await expectNoWrites(db.sql, () => postRoute(request));
     const text = await response.text();
-    expectError({ status: response.status, headers: response.headers, body: JSON.parse(text), text }, 413, "PAYLOAD_TOO_LARGE");
+    expectError(
+      { status: response.status, headers: response.headers, body: JSON.parse(text), text },
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
   });
 
   it("answers an invalid field with 400 INVALID_INPUT and one issue per offending field", async () => {
@@ -335,7 +384,12 @@ describe("request body", () => {
       post({ ...MIN, leadName: " A ", leadMobileNumber: "+65 9123 4567", introducer: "Ali", remark: null }),
     );
     expectError(res, 400, "INVALID_INPUT");
-    expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual(["leadName", "leadMobileNumber", "remark", "introducer"]);
+    expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual([
+      "leadName",
+      "leadMobileNumber",
+      "remark",
+      "introducer",
+    ]);
   });
 
   it.each(["introducer", "source", "assigned_agent", "status", "campaignId"])(
@@ -428,7 +482,9 @@ describe("a created lead", () => {
     expect(referral.created_at).toBeInstanceOf(Date);
 
     // Exactly one audit entry, pointing at the record.
-    const { rows: audit } = await db.sql.query(`SELECT referral_id FROM audit_entries WHERE referral_id = $1`, [lead.referralId]);
+    const { rows: audit } = await db.sql.query(`SELECT referral_id FROM audit_entries WHERE referral_id = $1`, [
+      lead.referralId,
+    ]);
     expect(audit).toEqual([{ referral_id: lead.referralId }]);
   });
 
@@ -480,7 +536,7 @@ describe("a created lead", () => {
     });
   });
 
-  it("stores blank optional text fields as \"\" (decisions.md 4)", async () => {
+  it('stores blank optional text fields as "" (decisions.md 4)', async () => {
     const lead = created(await post({ ...MIN, leadState: "", leadCity: "   ", leadAddress: " \t ", remark: "" }));
     expect(await customerRow(lead.leadCustomerId)).toMatchObject({ state: "", city: "", address: "" });
     expect(await referralRow(lead.referralId)).toMatchObject({ state: "", city: "", address: "", remark: "" });
@@ -512,13 +568,23 @@ describe("a created lead", () => {
       referrals: before.referrals + 2,
       audit_entries: before.audit_entries + 2,
     });
-    const { rows } = await db.sql.query(`SELECT count(*)::int AS n FROM customers WHERE kind = 'person' AND mobile_number = '60198887777'`);
+    const { rows } = await db.sql.query(
+      `SELECT count(*)::int AS n FROM customers WHERE kind = 'person' AND mobile_number = '60198887777'`,
+    );
     expect(rows[0].n).toBe(2);
   });
 });
 
 describe("referrer as a string (rules 3 and 5)", () => {
-  it.each(["Facebook Ads", "facebook ads", "  FACEBOOK    ADS  ", "fAcEbOoK\tAds", "TikTok Ads", "tiktok  ads", "website form"])(
+  it.each([
+    "Facebook Ads",
+    "facebook ads",
+    "  FACEBOOK    ADS  ",
+    "fAcEbOoK\tAds",
+    "TikTok Ads",
+    "tiktok  ads",
+    "website form",
+  ])(
     "resolves the configured source %j by name, case and spacing ignored, creating nothing but the lead",
     async (name) => {
       const sources = await sourceCount();
@@ -564,7 +630,11 @@ describe("referrer as a string (rules 3 and 5)", () => {
       },
     ]);
 
-    for (const variant of ["kuala lumpur home expo 2026", "KUALA LUMPUR HOME EXPO 2026", " Kuala  Lumpur Home  Expo 2026"]) {
+    for (const variant of [
+      "kuala lumpur home expo 2026",
+      "KUALA LUMPUR HOME EXPO 2026",
+      " Kuala  Lumpur Home  Expo 2026",
+    ]) {
       const lead = created(await post({ ...MIN, referrer: variant }));
       expect(lead.referrer).toStrictEqual(first.referrer);
       expect((await referralRow(lead.referralId)).referrer_customer_id).toBe(first.referrer.customerId);
@@ -573,13 +643,21 @@ describe("referrer as a string (rules 3 and 5)", () => {
 
     // The new source is listed like any other, with type other.
     const listed = await call("GET", "/api/leads/sources");
-    expect(listed.body.sources).toContainEqual({ id: first.referrer.customerId, name: "Kuala Lumpur Home Expo 2026", type: "other" });
+    expect(listed.body.sources).toContainEqual({
+      id: first.referrer.customerId,
+      name: "Kuala Lumpur Home Expo 2026",
+      type: "other",
+    });
     expect(listed.body.ads.map((s: { id: string }) => s.id)).not.toContain(first.referrer.customerId);
   });
 
   it("creates the new source only with a lead: a rejected POST naming it leaves no account", async () => {
     await expectNoWrites(db.sql, async () => {
-      expectError(await post({ ...MIN, referrer: "Ipoh Roadshow", assignedAgentId: "plat_nobody" }), 422, "INVALID_AGENT");
+      expectError(
+        await post({ ...MIN, referrer: "Ipoh Roadshow", assignedAgentId: "plat_nobody" }),
+        422,
+        "INVALID_AGENT",
+      );
       expectError(await post({ ...MIN, referrer: "Ipoh Roadshow", leadMobileNumber: "123" }), 400, "INVALID_INPUT");
     });
     expect(await sourcesNamed("Ipoh Roadshow")).toEqual([]);
@@ -669,7 +747,12 @@ describe("assignedAgentId (rule 6)", () => {
     ["the numeric id as an integer", () => users.sales, "plat_sales_1", () => users.sales],
     ["the numeric id as a digit string", () => String(users.sales), "plat_sales_1", () => users.sales],
     ["the platform id with white space around it", () => "  plat-multi-2 ", "plat-multi-2", () => users.manager],
-    ["the numeric id of a user with sales among other levels", () => users.manager, "plat-multi-2", () => users.manager],
+    [
+      "the numeric id of a user with sales among other levels",
+      () => users.manager,
+      "plat-multi-2",
+      () => users.manager,
+    ],
   ])("assigns by %s and answers the platform id", async (_, id, platformId, userId) => {
     const lead = created(await post({ ...MIN, assignedAgentId: id() }));
     expect(lead.status).toBe("Assigned");
@@ -696,7 +779,7 @@ describe("assignedAgentId (rule 6)", () => {
     ["an unknown platform id", () => "plat_nobody"],
     ["an unknown numeric id", () => 999999],
     ["an unknown digit string", () => "999999"],
-    ["\"0\"", () => "0"],
+    ['"0"', () => "0"],
     ["the largest integer accepted", () => 9007199254740991],
     ["a digit string beyond any integer column", () => "99999999999999999999"],
   ])("rejects %s with 422 INVALID_AGENT and creates nothing", async (_, id) => {
@@ -721,7 +804,9 @@ describe("atomic creation", () => {
       ]) {
         const res = await post(body);
         expectError(res, 500, "INTERNAL_ERROR");
-        expect(res.text).not.toMatch(/audit|trigger|insert|select|sql|prisma|postgres|stack|\bat\s|Atomic|60123456789/i);
+        expect(res.text).not.toMatch(
+          /audit|trigger|insert|select|sql|prisma|postgres|stack|\bat\s|Atomic|60123456789/i,
+        );
       }
       expect(await rowCounts(db.sql)).toEqual(before);
       expect(await sourcesNamed("Melaka Atomic Fair")).toEqual([]);
@@ -761,7 +846,9 @@ describe("concurrency", () => {
         });
       const before = await rowCounts(db.sql);
       // Half through each client, as two server processes on one database would.
-      const settled = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => createLead(clients[i % 2], input(i))));
+      const settled = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) => createLead(clients[i % 2], input(i))),
+      );
 
       const failures = settled.flatMap((r) => (r.status === "rejected" ? [describeFailure(r.reason)] : []));
       expect(failures).toEqual([]);

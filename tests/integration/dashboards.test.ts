@@ -110,34 +110,61 @@ describe("leads created through the API in the host's dashboards", () => {
   beforeAll(async () => {
     created = [];
     // 0: a configured source named in another case, unassigned
-    created.push(await create({ leadName: "Lead One", leadMobileNumber: "012-345 6789", referrer: "facebook ads" }, null));
+    created.push(
+      await create({ leadName: "Lead One", leadMobileNumber: "012-345 6789", referrer: "facebook ads" }, null),
+    );
     // 1: a new source name (repeated spaces), agent by platform id
     created.push(
       await create(
-        { leadName: "Lead Two", leadMobileNumber: "+60 13-222 3333", referrer: "Roadshow   Mid Valley", assignedAgentId: "plat-siti" },
+        {
+          leadName: "Lead Two",
+          leadMobileNumber: "+60 13-222 3333",
+          referrer: "Roadshow   Mid Valley",
+          assignedAgentId: "plat-siti",
+        },
         siti,
       ),
     );
     // 2: an existing person (object form), agent by numeric id as an integer
     created.push(
       await create(
-        { leadName: "Lead Three", leadMobileNumber: "(011) 1234.5678", referrer: { customerId: person.id }, assignedAgentId: ravi.id },
+        {
+          leadName: "Lead Three",
+          leadMobileNumber: "(011) 1234.5678",
+          referrer: { customerId: person.id },
+          assignedAgentId: ravi.id,
+        },
         ravi,
       ),
     );
     // 3: a configured source, agent by numeric id as a digit string
     created.push(
       await create(
-        { leadName: "Lead Four", leadMobileNumber: "19-876 5432", referrer: "Google Ads", assignedAgentId: String(siti.id) },
+        {
+          leadName: "Lead Four",
+          leadMobileNumber: "19-876 5432",
+          referrer: "Google Ads",
+          assignedAgentId: String(siti.id),
+        },
         siti,
       ),
     );
     // 4: an existing person, unassigned
-    created.push(await create({ leadName: "Lead Five", leadMobileNumber: "0145556666", referrer: { customerId: person.id } }, null));
+    created.push(
+      await create(
+        { leadName: "Lead Five", leadMobileNumber: "0145556666", referrer: { customerId: person.id } },
+        null,
+      ),
+    );
     // 5: a source account named by its id in the object form, agent by platform id
     created.push(
       await create(
-        { leadName: "Lead Six", leadMobileNumber: "60177778888", referrer: { customerId: created[0].lead.referrer.customerId }, assignedAgentId: "plat-ravi" },
+        {
+          leadName: "Lead Six",
+          leadMobileNumber: "60177778888",
+          referrer: { customerId: created[0].lead.referrer.customerId },
+          assignedAgentId: "plat-ravi",
+        },
         ravi,
       ),
     );
@@ -174,7 +201,11 @@ describe("leads created through the API in the host's dashboards", () => {
   });
 
   it("a new source name became a source account of type other, seen by the dashboard as the referrer", () => {
-    expect(byId(created[1]).referrer).toMatchObject({ kind: "source", name: "Roadshow Mid Valley", sourceType: "other" });
+    expect(byId(created[1]).referrer).toMatchObject({
+      kind: "source",
+      name: "Roadshow Mid Valley",
+      sourceType: "other",
+    });
     expect(byId(created[0]).referrer).toMatchObject({ kind: "source", name: "Facebook Ads", sourceType: "ads" });
     expect(byId(created[2]).referrer).toEqual(person);
   });
@@ -191,10 +222,15 @@ describe("leads created through the API in the host's dashboards", () => {
   it("the manager view filters by status", async () => {
     const pending = created.filter((c) => c.lead.status === "Pending");
     const assigned = created.filter((c) => c.lead.status === "Assigned");
-    expect(ids(await managerView(host, { status: "Pending" }))).toEqual(pending.map((c) => c.lead.referralId).reverse());
-    expect(ids(await managerView(host, { status: "Assigned" }))).toEqual(assigned.map((c) => c.lead.referralId).reverse());
+    expect(ids(await managerView(host, { status: "Pending" }))).toEqual(
+      pending.map((c) => c.lead.referralId).reverse(),
+    );
+    expect(ids(await managerView(host, { status: "Assigned" }))).toEqual(
+      assigned.map((c) => c.lead.referralId).reverse(),
+    );
     expect(await managerView(host, { status: "Contacted" })).toEqual([]);
-    for (const record of await managerView(host, { status: "Pending" })) expect(record).toEqual(manager.find((r) => r.id === record.id));
+    for (const record of await managerView(host, { status: "Pending" }))
+      expect(record).toEqual(manager.find((r) => r.id === record.id));
   });
 
   it("each agent view shows exactly the records assigned to that user, as the manager view shows them", async () => {
@@ -259,9 +295,19 @@ describe("rejected requests leave the dashboards unchanged", () => {
     ["null optional field", () => post({ ...valid, assignedAgentId: null }), 400, "INVALID_INPUT"],
     ["wrong key", () => post(valid, { key: "not-the-key" }), 401, "UNAUTHORIZED"],
     ["no key", () => post(valid, { key: null }), 401, "UNAUTHORIZED"],
-    ["wrong content type", () => post(JSON.stringify(valid), { headers: { "content-type": "text/plain" } }), 415, "INVALID_CONTENT_TYPE"],
+    [
+      "wrong content type",
+      () => post(JSON.stringify(valid), { headers: { "content-type": "text/plain" } }),
+      415,
+      "INVALID_CONTENT_TYPE",
+    ],
     ["body over 1 MiB", () => post({ ...valid, remark: "x".repeat(1024 * 1024) }), 413, "PAYLOAD_TOO_LARGE"],
-    ["unknown referrer account", () => post({ ...valid, referrer: { customerId: "cus_does_not_exist" } }), 422, "INVALID_REFERRER"],
+    [
+      "unknown referrer account",
+      () => post({ ...valid, referrer: { customerId: "cus_does_not_exist" } }),
+      422,
+      "INVALID_REFERRER",
+    ],
     ["agent not in sales", () => post({ ...valid, assignedAgentId: "plat-mona" }), 422, "INVALID_AGENT"],
     ["agent id of no user", () => post({ ...valid, assignedAgentId: 999999 }), 422, "INVALID_AGENT"],
   ];
@@ -269,12 +315,12 @@ describe("rejected requests leave the dashboards unchanged", () => {
   it.each(rejections.map(([name, send, status, code]) => ({ name, send, status, code })))(
     "$name: $status $code, and nothing changes",
     async ({ send, status, code }) => {
-    const before = await dashboards();
-    expect(before.manager.length).toBeGreaterThan(0);
-    const res = await send();
-    expect(res.status, res.text).toBe(status);
-    expect(res.body.code).toBe(code);
-    expect(await dashboards()).toEqual(before);
+      const before = await dashboards();
+      expect(before.manager.length).toBeGreaterThan(0);
+      const res = await send();
+      expect(res.status, res.text).toBe(status);
+      expect(res.body.code).toBe(code);
+      expect(await dashboards()).toEqual(before);
     },
   );
 

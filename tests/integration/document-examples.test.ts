@@ -14,7 +14,13 @@ import { openApiDocument } from "../helpers/openapi";
 
 type Json = Record<string, any>;
 const doc = openApiDocument();
-const resolve = (node: Json): Json => (node.$ref ? node.$ref.slice(2).split("/").reduce((n: Json, key: string) => n[key], doc) : node);
+const resolve = (node: Json): Json =>
+  node.$ref
+    ? node.$ref
+        .slice(2)
+        .split("/")
+        .reduce((n: Json, key: string) => n[key], doc)
+    : node;
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -59,7 +65,9 @@ describe("the document's examples against the demo data", () => {
   it("creates a lead from every request body example, as its response example shows", async () => {
     const operation = doc.paths["/api/leads"].post;
     const requests = Object.entries<Json>(operation.requestBody.content["application/json"].examples);
-    const responses = Object.values<Json>(operation.responses[201].content["application/json"].examples).map((e) => resolve(e).value.lead);
+    const responses = Object.values<Json>(operation.responses[201].content["application/json"].examples).map(
+      (e) => resolve(e).value.lead,
+    );
     expect(requests.map(([name]) => name)).toEqual(["minimal", "assigned", "personReferrer"]);
     for (const [name, example] of requests) {
       const res = await call("POST", "/api/leads", { body: resolve(example).value });
@@ -67,7 +75,10 @@ describe("the document's examples against the demo data", () => {
       const shown = responses.find((lead) => lead.leadName === res.body.lead.leadName);
       if (!shown) continue; // the "assigned" body has no response example of its own
       const { referralId, leadCustomerId, referrer, ...fields } = shown;
-      expect(res.body.lead).toMatchObject({ ...fields, referrer: referrer.type === "person" ? referrer : { name: referrer.name, type: "source" } });
+      expect(res.body.lead).toMatchObject({
+        ...fields,
+        referrer: referrer.type === "person" ? referrer : { name: referrer.name, type: "source" },
+      });
     }
   });
 
@@ -80,7 +91,11 @@ describe("the document's examples against the demo data", () => {
 
     const created = (await call("POST", "/api/leads", { body: ok("minimalLead") })).body.lead;
     const link = doc.paths["/api/leads"].post.responses[201].links.listLeadsOfReferrer;
-    const referrer = link.parameters.referrer.replace("$response.body#", "").split("/").slice(1).reduce((n: Json, key: string) => n[key], { lead: created });
+    const referrer = link.parameters.referrer
+      .replace("$response.body#", "")
+      .split("/")
+      .slice(1)
+      .reduce((n: Json, key: string) => n[key], { lead: created });
     const listed = await call("GET", `/api/leads?referrer=${encodeURIComponent(referrer)}`);
     expect(listed.status).toBe(200);
     expect(listed.body.leads.map((l: Json) => l.referralId)).toContain(created.referralId);

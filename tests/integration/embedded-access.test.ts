@@ -114,10 +114,14 @@ const ALLOWED_ENVIRONMENT = /^(PATH|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TZDIR|PGSYSCONFD
 
 /** A command run as the `nobody` OS user: its exit status and what it printed. */
 function asNobody(command: string[], env: Record<string, string> = {}) {
-  const run = spawnSync("runuser", ["-u", "nobody", "--", "env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command], {
-    encoding: "utf8",
-    timeout: 30_000,
-  });
+  const run = spawnSync(
+    "runuser",
+    ["-u", "nobody", "--", "env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command],
+    {
+      encoding: "utf8",
+      timeout: 30_000,
+    },
+  );
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -140,7 +144,9 @@ describe("the embedded PostgreSQL's logins", () => {
     const sockets = listeningSockets(port);
     expect(sockets.length).toBeGreaterThan(0);
     // 127.0.0.1 and ::1 as the kernel prints them (little-endian words).
-    expect(sockets.filter((s) => s.address !== "0100007F" && s.address !== "00000000000000000000000001000000")).toEqual([]);
+    expect(sockets.filter((s) => s.address !== "0100007F" && s.address !== "00000000000000000000000001000000")).toEqual(
+      [],
+    );
     const unixSockets = readFileSync("/proc/net/unix", "utf8").split("\n");
     expect(unixSockets.filter((line) => line.endsWith(`.s.PGSQL.${port}`))).toEqual([]);
   });
@@ -171,7 +177,9 @@ describe("the embedded PostgreSQL's process", () => {
       "COPY environment FROM PROGRAM 'env'",
       "SELECT line FROM environment",
     );
-    const backendNames = backend.map(({ line }) => String(line).split("=")[0]).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+    const backendNames = backend
+      .map(({ line }) => String(line).split("=")[0])
+      .filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
     expect(backendNames).toContain("PATH");
     for (const names of [[...postmaster.keys()], backendNames]) {
       expect(names.filter((name) => !ALLOWED_ENVIRONMENT.test(name))).toEqual([]);
@@ -270,7 +278,10 @@ describe("a cluster made with the fixed password (no password file)", () => {
 
   it("refuses to start, in one sentence, while a login or superuser role it did not make is there; starts once it is dropped", async () => {
     legacy = await makeLegacyCluster();
-    singleUser(legacy, "CREATE ROLE intruder LOGIN SUPERUSER PASSWORD 'postgres'\nCREATE ROLE \"Reader\" LOGIN\nCREATE ROLE nologin_group");
+    singleUser(
+      legacy,
+      "CREATE ROLE intruder LOGIN SUPERUSER PASSWORD 'postgres'\nCREATE ROLE \"Reader\" LOGIN\nCREATE ROLE nologin_group",
+    );
     const legacyPort = await freePort();
     await expect(startEmbeddedPostgres({ dir: legacy, port: legacyPort, database: "kept" })).rejects.toThrow(
       `The embedded database in ${legacy} dates from the shared password "postgres" and has roles that can log in or are superusers which npm start did not make ("Reader", intruder), which anyone could have made then; drop them (as the postgres user: postgres --single -D ${legacy} postgres, then DROP ROLE name;) or remove ${legacy} to start afresh, then start again`,

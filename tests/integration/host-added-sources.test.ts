@@ -23,11 +23,10 @@ afterAll(async () => {
 });
 
 async function addHostSource(id: string, name: string, createdAt: string): Promise<void> {
-  await db.sql.query(`INSERT INTO customers (id, kind, name, source_type, created_at) VALUES ($1, 'source', $2, 'other', $3)`, [
-    id,
-    name,
-    createdAt,
-  ]);
+  await db.sql.query(
+    `INSERT INTO customers (id, kind, name, source_type, created_at) VALUES ($1, 'source', $2, 'other', $3)`,
+    [id, name, createdAt],
+  );
 }
 
 async function sourceAccounts(): Promise<number> {
@@ -48,9 +47,17 @@ describe("sources the host added after the migration", () => {
 
   it("are used by POST under any case or spacing, the oldest of two spellings first, and no account is created", async () => {
     const before = await sourceAccounts();
-    const res = await post({ leadName: "Fair Visitor", leadMobileNumber: "0123456789", referrer: "  TRADE fair   kl " });
+    const res = await post({
+      leadName: "Fair Visitor",
+      leadMobileNumber: "0123456789",
+      referrer: "  TRADE fair   kl ",
+    });
     expect(res.status, res.text).toBe(201);
-    expect(res.body.lead.referrer).toEqual({ customerId: "src_host_trade_fair_old", name: "Trade  Fair KL", type: "source" });
+    expect(res.body.lead.referrer).toEqual({
+      customerId: "src_host_trade_fair_old",
+      name: "Trade  Fair KL",
+      type: "source",
+    });
     expect(await sourceAccounts()).toBe(before);
   });
 
@@ -63,14 +70,22 @@ describe("sources the host added after the migration", () => {
   });
 
   it("are still named by their id", async () => {
-    const res = await post({ leadName: "Id Visitor", leadMobileNumber: "0123456789", referrer: "src_host_trade_fair_new" });
+    const res = await post({
+      leadName: "Id Visitor",
+      leadMobileNumber: "0123456789",
+      referrer: "src_host_trade_fair_new",
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.lead.referrer.customerId).toBe("src_host_trade_fair_new");
   });
 
   it("come after an exact source id, even when a host source is named like that id", async () => {
     await addHostSource("src_host_named_like_an_id", "src_host_road_show", "2019-01-01T00:00:00Z");
-    const res = await post({ leadName: "Show Visitor", leadMobileNumber: "0123456789", referrer: "src_host_road_show" });
+    const res = await post({
+      leadName: "Show Visitor",
+      leadMobileNumber: "0123456789",
+      referrer: "src_host_road_show",
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.lead.referrer.customerId).toBe("src_host_road_show");
   });

@@ -66,7 +66,11 @@ describe("several server processes against one existing host database", () => {
     const requests = Array.from({ length: 12 }, (_, i) =>
       createLead(
         processes[i % 2],
-        createLeadBody.parse({ leadName: `Expo Lead ${i}`, leadMobileNumber: `01234567${String(i).padStart(2, "0")}`, referrer: spellings[i % 4] }),
+        createLeadBody.parse({
+          leadName: `Expo Lead ${i}`,
+          leadMobileNumber: `01234567${String(i).padStart(2, "0")}`,
+          referrer: spellings[i % 4],
+        }),
       ),
     );
     const leads = await Promise.all(requests);
@@ -79,7 +83,9 @@ describe("several server processes against one existing host database", () => {
     );
     expect(rows).toEqual([{ id: account, name: leads[0].referrer.name, source_type: "other" }]);
     expect(spellings.map(cleanSourceName)).toContain(leads[0].referrer.name);
-    const counted = await db.sql.query("SELECT count(*)::int AS n FROM referrals WHERE referrer_customer_id = $1", [account]);
+    const counted = await db.sql.query("SELECT count(*)::int AS n FROM referrals WHERE referrer_customer_id = $1", [
+      account,
+    ]);
     expect(counted.rows[0].n).toBe(12);
   });
 
@@ -96,7 +102,11 @@ describe("several server processes against one existing host database", () => {
       await ensureConfiguredSources(app);
       const lead = await createLead(
         app,
-        createLeadBody.parse({ leadName: "Least Privilege", leadMobileNumber: "0123000000", referrer: "Brand New Source" }),
+        createLeadBody.parse({
+          leadName: "Least Privilege",
+          leadMobileNumber: "0123000000",
+          referrer: "Brand New Source",
+        }),
       );
       expect(lead.status).toBe("Pending");
       const { leads } = await listLeads(app, { referrer: "brand new source", limit: 10, offset: 0 });
@@ -123,9 +133,15 @@ describe("several server processes against one existing host database", () => {
           `INSERT INTO referrals (referrer_customer_id, lead_name, status) VALUES ($1, 'Host Written', 'Pending') RETURNING id`,
           [HOST.walkIn],
         );
-        await hostApp.query("UPDATE referrals SET referrer_customer_id = $1 WHERE id = $2", [HOST.facebook, rows[0].id]);
+        await hostApp.query("UPDATE referrals SET referrer_customer_id = $1 WHERE id = $2", [
+          HOST.facebook,
+          rows[0].id,
+        ]);
         await hostApp.query("DELETE FROM referrals WHERE id = $1", [rows[0].id]);
-        await hostApp.query("INSERT INTO referrals (referrer_customer_id, lead_name, status) VALUES ($1, 'Kept', 'New')", [HOST.walkIn]);
+        await hostApp.query(
+          "INSERT INTO referrals (referrer_customer_id, lead_name, status) VALUES ($1, 'Kept', 'New')",
+          [HOST.walkIn],
+        );
       } finally {
         await hostApp.end();
       }

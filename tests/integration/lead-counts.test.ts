@@ -15,8 +15,10 @@ let sourceB: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  for (let i = 0; i < 3; i++) await post({ leadName: `Lead A${i}`, leadMobileNumber: "0123456789", referrer: "Counts Source A" });
-  for (let i = 0; i < 2; i++) await post({ leadName: `Lead B${i}`, leadMobileNumber: "0123456789", referrer: "Counts Source B" });
+  for (let i = 0; i < 3; i++)
+    await post({ leadName: `Lead A${i}`, leadMobileNumber: "0123456789", referrer: "Counts Source A" });
+  for (let i = 0; i < 2; i++)
+    await post({ leadName: `Lead B${i}`, leadMobileNumber: "0123456789", referrer: "Counts Source B" });
   const { rows } = await db.sql.query<{ id: string; name: string }>(
     `SELECT id, name FROM customers WHERE name IN ('Counts Source A', 'Counts Source B')`,
   );
@@ -66,7 +68,9 @@ describe("pagination.total stays exact under every kind of write", () => {
       [sourceA],
     );
     expect(rows[0].slots).toBeGreaterThan(1);
-    await db.sql.query(`DELETE FROM audit_entries WHERE referral_id IN (SELECT id FROM referrals WHERE lead_name LIKE 'Lead C%')`);
+    await db.sql.query(
+      `DELETE FROM audit_entries WHERE referral_id IN (SELECT id FROM referrals WHERE lead_name LIKE 'Lead C%')`,
+    );
     await db.sql.query(`DELETE FROM referrals WHERE lead_name LIKE 'Lead C%'`);
     await expectTotalsExact();
   });
@@ -77,7 +81,10 @@ describe("pagination.total stays exact under every kind of write", () => {
       [sourceB],
     );
     await expectTotalsExact();
-    await db.sql.query(`UPDATE referrals SET referrer_customer_id = $1 WHERE lead_name LIKE 'host %' AND lead_name <= 'host 2'`, [sourceA]);
+    await db.sql.query(
+      `UPDATE referrals SET referrer_customer_id = $1 WHERE lead_name LIKE 'host %' AND lead_name <= 'host 2'`,
+      [sourceA],
+    );
     await db.sql.query(`UPDATE referrals SET status = 'Qualified' WHERE referrer_customer_id = $1`, [sourceA]);
     await expectTotalsExact();
     // An id moved into another block of 1,024 ids moves its count with it.

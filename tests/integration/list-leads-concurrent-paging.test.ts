@@ -44,7 +44,10 @@ async function readAllWhileInserting(limit: number, referrer: string | undefined
   const seen = new Set<number>();
   for (let offset = 0; ; offset += limit) {
     const filter = referrer ? `&referrer=${encodeURIComponent(referrer)}` : "";
-    const [{ leads, pagination }] = await Promise.all([listLeads(`?limit=${limit}&offset=${offset}${filter}`), insert()]);
+    const [{ leads, pagination }] = await Promise.all([
+      listLeads(`?limit=${limit}&offset=${offset}${filter}`),
+      insert(),
+    ]);
     const ids = leads.map((l) => l.referralId);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(offset + leads.length).toBeLessThanOrEqual(pagination.total);
@@ -72,16 +75,21 @@ describe("paging while leads are inserted", () => {
     [100, undefined],
     [7, "Facebook Ads"],
     [25, "google ads"],
-  ])("loses no lead that existed before the reader started (limit %i, referrer %s)", { timeout: 120_000 }, async (limit, referrer) => {
-    const referrers = referrer === undefined ? [facebook, google] : referrer === "Facebook Ads" ? [facebook] : [google];
-    const before = await idsOf(referrers);
-    const seen = await readAllWhileInserting(limit, referrer, insertBurst);
-    expect(before.filter((id) => !seen.has(id))).toEqual([]);
-    const persons = new Set(await idsOf([personId]));
-    expect([...seen].filter((id) => persons.has(id))).toEqual([]);
-    const after = new Set(await idsOf(referrers));
-    expect([...seen].filter((id) => !after.has(id))).toEqual([]);
-  });
+  ])(
+    "loses no lead that existed before the reader started (limit %i, referrer %s)",
+    { timeout: 120_000 },
+    async (limit, referrer) => {
+      const referrers =
+        referrer === undefined ? [facebook, google] : referrer === "Facebook Ads" ? [facebook] : [google];
+      const before = await idsOf(referrers);
+      const seen = await readAllWhileInserting(limit, referrer, insertBurst);
+      expect(before.filter((id) => !seen.has(id))).toEqual([]);
+      const persons = new Set(await idsOf([personId]));
+      expect([...seen].filter((id) => persons.has(id))).toEqual([]);
+      const after = new Set(await idsOf(referrers));
+      expect([...seen].filter((id) => !after.has(id))).toEqual([]);
+    },
+  );
 
   it("several readers at once, while another loop inserts, each lose nothing", { timeout: 120_000 }, async () => {
     let running = true;
@@ -119,18 +127,28 @@ describe("paging while leads are inserted", () => {
    * narrow, so it is tried many times, each with a one-page source and an insert
    * fired with the request.
    */
-  it("ends only when the oldest lead has been seen: page and total agree even mid-insert", { timeout: 120_000 }, async () => {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const source = await insertSource(db.sql, `Race ${attempt}`);
-      const before = await insertReferrals(db.sql, source, 18, "Race");
-      const delay = attempt % 5;
-      const [page] = await Promise.all([
-        listLeads(`?limit=20&referrer=${source}`),
-        new Promise((resolve) => setTimeout(resolve, delay)).then(() => insertReferrals(db.sql, source, 5, "Race insert")),
-      ]);
-      const seen = new Set(page.leads.map((l) => l.referralId));
-      expect(page.leads.length).toBeLessThanOrEqual(page.pagination.total);
-      if (!page.pagination.hasMore) expect(before.filter((id) => !seen.has(id)), `attempt ${attempt}`).toEqual([]);
-    }
-  });
+  it(
+    "ends only when the oldest lead has been seen: page and total agree even mid-insert",
+    { timeout: 120_000 },
+    async () => {
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const source = await insertSource(db.sql, `Race ${attempt}`);
+        const before = await insertReferrals(db.sql, source, 18, "Race");
+        const delay = attempt % 5;
+        const [page] = await Promise.all([
+          listLeads(`?limit=20&referrer=${source}`),
+          new Promise((resolve) => setTimeout(resolve, delay)).then(() =>
+            insertReferrals(db.sql, source, 5, "Race insert"),
+          ),
+        ]);
+        const seen = new Set(page.leads.map((l) => l.referralId));
+        expect(page.leads.length).toBeLessThanOrEqual(page.pagination.total);
+        if (!page.pagination.hasMore)
+          expect(
+            before.filter((id) => !seen.has(id)),
+            `attempt ${attempt}`,
+          ).toEqual([]);
+      }
+    },
+  );
 });

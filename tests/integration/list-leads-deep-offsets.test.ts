@@ -56,7 +56,13 @@ async function expectPageAsWalked(offset: number, limit: number, sourceId?: stri
   const filter = sourceId === undefined ? "" : `&referrer=${sourceId}`;
   const { leads, pagination } = await listLeads(`?limit=${limit}&offset=${offset}${filter}`);
   const walked = await walkedIds(offset, limit, sourceId);
-  expect({ offset, limit, sourceId, ids: leads.map((l: { referralId: number }) => l.referralId), total: pagination.total }).toEqual({
+  expect({
+    offset,
+    limit,
+    sourceId,
+    ids: leads.map((l: { referralId: number }) => l.referralId),
+    total: pagination.total,
+  }).toEqual({
     offset,
     limit,
     sourceId,
@@ -76,7 +82,8 @@ async function referralRowsRead(sql: Prisma.Sql): Promise<number> {
   const { rows } = await db.sql.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql.text}`, sql.values as unknown[]);
   let read = 0;
   const visit = (node: Record<string, any>) => {
-    if (node["Relation Name"] === "referrals") read += (node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0)) * node["Actual Loops"];
+    if (node["Relation Name"] === "referrals")
+      read += (node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0)) * node["Actual Loops"];
     for (const child of node.Plans ?? []) visit(child);
   };
   visit(rows[0]["QUERY PLAN"][0].Plan);
@@ -127,7 +134,9 @@ describe("deep offsets of GET /api/leads", () => {
     const { total } = await walkedIds(0, 1);
     // The block holding the offset (up to 1,024 ids) and the page with the person records among it (300 at most here),
     // where a walk reads all 4,300 source records before the offset and the 500 person records among them.
-    expect(await referralRowsRead(leadPageSql("all sources", 100, total - 100).page)).toBeLessThanOrEqual(1024 + 100 + 300);
+    expect(await referralRowsRead(leadPageSql("all sources", 100, total - 100).page)).toBeLessThanOrEqual(
+      1024 + 100 + 300,
+    );
   });
 
   it("stays exact after the host deletes, moves and renumbers records with its own SQL", async () => {
@@ -137,7 +146,8 @@ describe("deep offsets of GET /api/leads", () => {
     await db.sql.query(`UPDATE referrals SET id = id + 20000 WHERE lead_name LIKE 'A 5%'`);
     for (const sourceId of [undefined, other]) {
       const { total } = await walkedIds(0, 1, sourceId);
-      for (const offset of offsetsFor(total).filter((o) => o > 0 && o < total)) await expectPageAsWalked(offset, 100, sourceId);
+      for (const offset of offsetsFor(total).filter((o) => o > 0 && o < total))
+        await expectPageAsWalked(offset, 100, sourceId);
     }
   });
 });

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { insertPerson, insertSource, insertUser, ISO_MS, keysOf, LISTED_LEAD_KEYS, listLeads } from "../helpers/read-fixtures";
+import {
+  insertPerson,
+  insertSource,
+  insertUser,
+  ISO_MS,
+  keysOf,
+  LISTED_LEAD_KEYS,
+  listLeads,
+} from "../helpers/read-fixtures";
 
 /**
  * Legacy workflow records, written by the host before this module existed: no lead
@@ -50,7 +58,12 @@ beforeAll(async () => {
   const agent = await insertUser(db.sql, { name: "Rahman", platformId: "plat-rahman", accessLevels: ["sales"] });
   const noPlatformUser = await insertUser(db.sql, { name: "Old Staff", platformId: null, accessLevels: ["sales"] });
 
-  rec.bare = await insertReferral({ ...ALL_NULL, referrer_customer_id: oldSource, lead_name: "Bare Legacy", status: "Closed-Legacy" });
+  rec.bare = await insertReferral({
+    ...ALL_NULL,
+    referrer_customer_id: oldSource,
+    lead_name: "Bare Legacy",
+    status: "Closed-Legacy",
+  });
   rec.contacted = await insertReferral({
     ...ALL_NULL,
     referrer_customer_id: oldSource,
@@ -62,7 +75,12 @@ beforeAll(async () => {
     project_type: "CONDO",
     assigned_agent_id: noPlatformUser,
   });
-  rec.person = await insertReferral({ ...ALL_NULL, referrer_customer_id: personId, lead_name: "Person Legacy", status: "Closed-Legacy" });
+  rec.person = await insertReferral({
+    ...ALL_NULL,
+    referrer_customer_id: personId,
+    lead_name: "Person Legacy",
+    status: "Closed-Legacy",
+  });
   rec.qualified = await insertReferral({
     ...ALL_NULL,
     referrer_customer_id: untypedSource,
@@ -77,7 +95,12 @@ beforeAll(async () => {
     assigned_agent_id: agent,
   });
   for (const status of ["Successful", "Rejected", "successful ", "Follow-up (old)", ""]) {
-    rec[`status:${status}`] = await insertReferral({ ...ALL_NULL, referrer_customer_id: oldSource, lead_name: "Status Legacy", status });
+    rec[`status:${status}`] = await insertReferral({
+      ...ALL_NULL,
+      referrer_customer_id: oldSource,
+      lead_name: "Status Legacy",
+      status,
+    });
   }
 });
 afterAll(() => db.sql.end());
@@ -152,7 +175,9 @@ describe("legacy records in GET /api/leads", () => {
     expect(created.body.lead.referrer.customerId).toBe(oldSource);
 
     const { leads, pagination } = await listLeads();
-    const expected = [created.body.lead.referralId, ...Object.values(rec).filter((id) => id !== rec.person)].sort((a, b) => b - a);
+    const expected = [created.body.lead.referralId, ...Object.values(rec).filter((id) => id !== rec.person)].sort(
+      (a, b) => b - a,
+    );
     expect(leads.map((l) => l.referralId)).toEqual(expected);
     expect(pagination).toEqual({ total: expected.length, limit: 100, offset: 0, hasMore: false });
   });

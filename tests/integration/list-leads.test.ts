@@ -59,10 +59,16 @@ beforeAll(async () => {
     remark: "Call after 6pm",
   });
   push("Facebook Ads", [full.referralId]);
-  push("Facebook Ads Premium", [(await create("premium", { leadName: "Premium Lead", referrer: "Facebook Ads Premium" })).referralId]);
-  personLeadIds.push((await create("person", { leadName: "Person Lead", referrer: { customerId: personId } })).referralId);
+  push("Facebook Ads Premium", [
+    (await create("premium", { leadName: "Premium Lead", referrer: "Facebook Ads Premium" })).referralId,
+  ]);
+  personLeadIds.push(
+    (await create("person", { leadName: "Person Lead", referrer: { customerId: personId } })).referralId,
+  );
   push("Google Ads", [(await create("google", { leadName: "Google Lead", referrer: "google ads" })).referralId]);
-  push("Roadshow KL", [(await create("roadshow", { leadName: "Roadshow Lead", referrer: "Roadshow   KL" })).referralId]);
+  push("Roadshow KL", [
+    (await create("roadshow", { leadName: "Roadshow Lead", referrer: "Roadshow   KL" })).referralId,
+  ]);
   push("50% Off Promo", [(await create("promo", { leadName: "Promo Lead", referrer: "50% Off Promo" })).referralId]);
 
   sources = await sourcesByName();
@@ -146,12 +152,15 @@ describe("order and paging", () => {
     expect(leads).toHaveLength(length);
   });
 
-  it.each([185, 186, 1000, 2147483647])("offset %i past the end: empty page, same total, hasMore false", async (offset) => {
-    expect(await listLeads(`?offset=${offset}`)).toEqual({
-      leads: [],
-      pagination: { total: 185, limit: 100, offset, hasMore: false },
-    });
-  });
+  it.each([185, 186, 1000, 2147483647])(
+    "offset %i past the end: empty page, same total, hasMore false",
+    async (offset) => {
+      expect(await listLeads(`?offset=${offset}`)).toEqual({
+        leads: [],
+        pagination: { total: 185, limit: 100, offset, hasMore: false },
+      });
+    },
+  );
 
   it("accepts the parameters in any order and percent-encoded names", async () => {
     const expected = await listLeads("?limit=5&offset=3");
@@ -237,7 +246,10 @@ describe("the referrer filter", () => {
     for (const referrer of noSuchSource()) {
       const res = await call("GET", `/api/leads?referrer=${encodeURIComponent(referrer)}`);
       expect(res.status, `${JSON.stringify(referrer)}: ${res.text}`).toBe(200);
-      expect(res.body, referrer).toEqual({ leads: [], pagination: { total: 0, limit: 100, offset: 0, hasMore: false } });
+      expect(res.body, referrer).toEqual({
+        leads: [],
+        pagination: { total: 0, limit: 100, offset: 0, hasMore: false },
+      });
     }
     expect(await rowCounts(db.sql)).toEqual(counts);
   });
@@ -274,7 +286,16 @@ describe("the listed lead", () => {
       expect(keysOf(lead.referrer)).toEqual(["customerId", "name", "type"]);
       expect(lead.referrer.type).toBe("source");
       expect(Number.isInteger(lead.referralId)).toBe(true);
-      for (const field of ["leadName", "status", "leadState", "leadCity", "leadAddress", "relationship", "projectType", "remark"]) {
+      for (const field of [
+        "leadName",
+        "status",
+        "leadState",
+        "leadCity",
+        "leadAddress",
+        "relationship",
+        "projectType",
+        "remark",
+      ]) {
         expect(typeof lead[field], field).toBe("string");
       }
       for (const field of ["leadCustomerId", "leadMobileNumber", "assignedAgentId"]) {
@@ -305,7 +326,9 @@ describe("the listed lead", () => {
         createdAt: expect.stringMatching(ISO_MS),
       },
     ]);
-    const { rows } = await db.sql.query<{ created_at: Date }>(`SELECT created_at FROM referrals WHERE id = $1`, [lead.referralId]);
+    const { rows } = await db.sql.query<{ created_at: Date }>(`SELECT created_at FROM referrals WHERE id = $1`, [
+      lead.referralId,
+    ]);
     expect(leads[0].createdAt).toBe(rows[0].created_at.toISOString());
     expect(Math.abs(Date.parse(leads[0].createdAt) - Date.now())).toBeLessThan(10 * 60_000);
   });
@@ -337,8 +360,12 @@ describe("the listed lead", () => {
     const listed = new Map(leads.map((l) => [l.referralId, l]));
     for (const label of ["full", "premium", "google", "roadshow", "promo"]) {
       const lead = created[label];
-      const { referralId, leadCustomerId, leadName, leadMobileNumber, referrer, assignedAgentId, status } = listed.get(lead.referralId);
-      expect({ referralId, leadCustomerId, leadName, leadMobileNumber, referrer, assignedAgentId, status }).toEqual(lead);
+      const { referralId, leadCustomerId, leadName, leadMobileNumber, referrer, assignedAgentId, status } = listed.get(
+        lead.referralId,
+      );
+      expect({ referralId, leadCustomerId, leadName, leadMobileNumber, referrer, assignedAgentId, status }).toEqual(
+        lead,
+      );
     }
     expect(listed.has(created.person.referralId)).toBe(false);
   });
@@ -451,7 +478,12 @@ describe("query validation", () => {
 describe("authentication", () => {
   it("answers 401 UNAUTHORIZED to a wrong, missing or non-bearer key, before looking at the query", async () => {
     for (const query of ["", "?limit=5", "?limit=0&foo=1"]) {
-      for (const options of [{ key: "wrong-key" }, { key: "test-key-0123456789x" }, { key: null }, { headers: { authorization: "test-key-0123456789" } }]) {
+      for (const options of [
+        { key: "wrong-key" },
+        { key: "test-key-0123456789x" },
+        { key: null },
+        { headers: { authorization: "test-key-0123456789" } },
+      ]) {
         const res = await call("GET", `/api/leads${query}`, options);
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: expect.any(String), code: "UNAUTHORIZED", requestId: expect.any(String) });
@@ -471,7 +503,11 @@ describe("authentication", () => {
     try {
       const res = await call("GET", "/api/leads");
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED", requestId: expect.any(String) });
+      expect(res.body).toEqual({
+        error: expect.any(String),
+        code: "API_NOT_CONFIGURED",
+        requestId: expect.any(String),
+      });
       expect(res.headers.get("cache-control")).toBe("no-store");
     } finally {
       process.env.LEADS_API_KEY = key;

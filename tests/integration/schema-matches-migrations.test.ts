@@ -60,7 +60,14 @@ const columnOf = (model: DmmfModel, fieldName: string) => {
 const modelNamed = (name: string) => models.find((m) => m.name === name)!;
 
 function columnType(field: DmmfField): string {
-  const base: Record<string, string> = { String: "text", Int: "int4", Boolean: "bool", BigInt: "int8", Float: "float8", Bytes: "bytea" };
+  const base: Record<string, string> = {
+    String: "text",
+    Int: "int4",
+    Boolean: "bool",
+    BigInt: "int8",
+    Float: "float8",
+    Bytes: "bytea",
+  };
   if (field.type === "DateTime") {
     const [native, args] = field.nativeType ?? ["Timestamp", ["3"]];
     return `${native === "Timestamptz" ? "timestamptz" : "timestamp"}(${args[0] ?? 3})`;
@@ -70,7 +77,9 @@ function columnType(field: DmmfField): string {
 
 describe("migrated database matches prisma/schema.prisma", () => {
   it("maps every scalar field to the column the store derives from its name (lib/db/store/columns.ts)", () => {
-    const fields = models.flatMap((model) => model.fields.filter((f) => f.kind === "scalar").map((f) => [model, f.name] as const));
+    const fields = models.flatMap((model) =>
+      model.fields.filter((f) => f.kind === "scalar").map((f) => [model, f.name] as const),
+    );
     expect(fields.length).toBeGreaterThan(30);
     const differing = fields.filter(([model, name]) => storeColumnOf(name) !== columnOf(model, name));
     expect(differing.map(([model, name]) => `${model.name}.${name}`)).toEqual([]);
@@ -106,7 +115,9 @@ describe("migrated database matches prisma/schema.prisma", () => {
       const table = tableOf(model);
       const columns = index.fields.map((f) => columnOf(model, f.name));
       const name =
-        index.type === "id" ? `${table}_pkey` : `${table}_${columns.join("_")}_${index.type === "unique" ? "key" : "idx"}`;
+        index.type === "id"
+          ? `${table}_pkey`
+          : `${table}_${columns.join("_")}_${index.type === "unique" ? "key" : "idx"}`;
       const keys = index.fields.map((f) => `${columnOf(model, f.name)}${f.sortOrder === "desc" ? " DESC" : ""}`);
       const unique = index.type === "normal" ? "" : "UNIQUE ";
       return `CREATE ${unique}INDEX ${name} ON public.${table} USING btree (${keys.join(", ")})`;
@@ -152,7 +163,13 @@ describe("migrated database matches prisma/schema.prisma", () => {
       migrations
         .map((m) => m.name)
         .sort()
-        .map((name) => ({ migration_name: name, checksum_length: 64, finished: true, not_rolled_back: true, applied_steps_count: 1 })),
+        .map((name) => ({
+          migration_name: name,
+          checksum_length: 64,
+          finished: true,
+          not_rolled_back: true,
+          applied_steps_count: 1,
+        })),
     );
   });
 });

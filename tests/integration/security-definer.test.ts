@@ -32,7 +32,10 @@ async function definerFunctions(sql: pg.Pool): Promise<{ name: string; schema: s
 function expectSearchPathEndingInPgTemp(functions: { name: string; schema: string; config: string[] | null }[]): void {
   expect(functions.map((f) => f.name)).toContain("lead_intake_count_referrals");
   for (const { name, schema, config } of functions) {
-    expect(config?.filter((setting) => setting.startsWith("search_path=")), name).toEqual([`search_path=${schema}, pg_temp`]);
+    expect(
+      config?.filter((setting) => setting.startsWith("search_path=")),
+      name,
+    ).toEqual([`search_path=${schema}, pg_temp`]);
   }
 }
 
@@ -74,7 +77,9 @@ describe("the module's SECURITY DEFINER functions", () => {
         CREATE TEMPORARY TABLE lead_source_lead_counts (slot int PRIMARY KEY, total int);
         CREATE TEMPORARY TABLE lead_source_lead_blocks (block int, slot int, total int, PRIMARY KEY (block, slot));
         CREATE TEMPORARY TABLE lead_source_list_versions (slot int PRIMARY KEY, changes bigint, last_transaction bigint)`);
-      await hostApp.query("INSERT INTO referrals (referrer_customer_id, lead_name, status) VALUES ('shadowed-source', 'Host Written', 'Pending')");
+      await hostApp.query(
+        "INSERT INTO referrals (referrer_customer_id, lead_name, status) VALUES ('shadowed-source', 'Host Written', 'Pending')",
+      );
       await hostApp.query(`INSERT INTO referrals (referrer_customer_id, lead_name, status)
         SELECT 'shadowed-source', 'Host Written ' || g, 'Pending' FROM generate_series(1, 3) g`);
       await hostApp.query("INSERT INTO customers (id, kind, name) VALUES ('shadowed-2', 'source', 'Shadowed Two')");

@@ -43,7 +43,13 @@ describe("seeding the demo fixture", () => {
     const summary = await seed(db.url, demo);
     expect(summary).toEqual({ users: 6, persons: 3, sources: 6, referrals: 10 });
     first = await snapshot();
-    expect(await rowCounts(db.sql)).toEqual({ customers: 4 + 2 + 3, referrals: 10, audit_entries: 0, lead_source_names: 6, users: 6 });
+    expect(await rowCounts(db.sql)).toEqual({
+      customers: 4 + 2 + 3,
+      referrals: 10,
+      audit_entries: 0,
+      lead_source_names: 6,
+      users: 6,
+    });
     const { rows } = await db.sql.query(`SELECT kind, count(*)::int AS n FROM customers GROUP BY kind ORDER BY kind`);
     expect(rows).toEqual([
       { kind: "person", n: 3 },
@@ -62,9 +68,27 @@ describe("seeding the demo fixture", () => {
     const agents = [...res.body.agents].sort((a, b) => a.id.localeCompare(b.id));
     const ids = new Map(first.users.map((u) => [u.platform_id, u.id]));
     expect(agents).toEqual([
-      { id: "demo-agent-aisyah", name: "Aisyah Rahman", platformId: "demo-agent-aisyah", numericId: ids.get("demo-agent-aisyah"), accessLevels: ["sales"] },
-      { id: "demo-agent-ben", name: "Benjamin Tan", platformId: "demo-agent-ben", numericId: ids.get("demo-agent-ben"), accessLevels: ["sales", "manager"] },
-      { id: "demo-agent-kavitha", name: "Kavitha Nair", platformId: "demo-agent-kavitha", numericId: ids.get("demo-agent-kavitha"), accessLevels: ["sales"] },
+      {
+        id: "demo-agent-aisyah",
+        name: "Aisyah Rahman",
+        platformId: "demo-agent-aisyah",
+        numericId: ids.get("demo-agent-aisyah"),
+        accessLevels: ["sales"],
+      },
+      {
+        id: "demo-agent-ben",
+        name: "Benjamin Tan",
+        platformId: "demo-agent-ben",
+        numericId: ids.get("demo-agent-ben"),
+        accessLevels: ["sales", "manager"],
+      },
+      {
+        id: "demo-agent-kavitha",
+        name: "Kavitha Nair",
+        platformId: "demo-agent-kavitha",
+        numericId: ids.get("demo-agent-kavitha"),
+        accessLevels: ["sales"],
+      },
     ]);
   });
 
@@ -75,7 +99,11 @@ describe("seeding the demo fixture", () => {
     );
     expect(sources.get("Instagram Ads")!.type).toBe("ads");
     expect(sources.get("Old Newspaper Ad")!.type).toBe("other");
-    const created = await post({ leadName: "After Seed", leadMobileNumber: "0123456789", referrer: "old newspaper ad" });
+    const created = await post({
+      leadName: "After Seed",
+      leadMobileNumber: "0123456789",
+      referrer: "old newspaper ad",
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.lead.referrer.customerId).toBe(sources.get("Old Newspaper Ad")!.id);
     // The sequence was moved past the given ids: the API's next record does not collide.
@@ -103,8 +131,16 @@ describe("seeding the demo fixture", () => {
       ...Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [name, ""])),
       createdAt: null,
     });
-    expect(byId.get(1002)).toMatchObject({ assignedAgentId: "demo-agent-aisyah", createdAt: "2021-06-02T01:30:00.000Z", status: "Contacted" });
-    expect(byId.get(1005)).toMatchObject({ leadCustomerId: "cus_demo_person_03", assignedAgentId: null, status: "Successful" });
+    expect(byId.get(1002)).toMatchObject({
+      assignedAgentId: "demo-agent-aisyah",
+      createdAt: "2021-06-02T01:30:00.000Z",
+      status: "Contacted",
+    });
+    expect(byId.get(1005)).toMatchObject({
+      leadCustomerId: "cus_demo_person_03",
+      assignedAgentId: null,
+      status: "Successful",
+    });
     expect(byId.get(1008)!.status).toBe("follow up (old CRM)");
   });
 
@@ -152,7 +188,15 @@ describe("seeding the demo fixture", () => {
 describe("the fixture format", () => {
   it.each([
     ["a repeated referral id", { referrals: [demo_referral(1), demo_referral(1)] }],
-    ["a repeated platform id", { users: [{ name: "A", platformId: "p" }, { name: "B", platformId: "p" }] }],
+    [
+      "a repeated platform id",
+      {
+        users: [
+          { name: "A", platformId: "p" },
+          { name: "B", platformId: "p" },
+        ],
+      },
+    ],
     ["a repeated name without platform id", { users: [{ name: "A" }, { name: "A" }] }],
     ["a person with a source id", { persons: [{ id: "src_x", name: "P" }] }],
     ["an unknown property", { users: [{ name: "A", role: "sales" }] }],
@@ -184,22 +228,26 @@ describe("on the legacy layout (users without access_levels)", () => {
 });
 
 describe("npm run db:seed", () => {
-  it("seeds the database at DATABASE_URL from the command line, twice to the same rows", { timeout: 120_000 }, async () => {
-    const target = await createTestDatabase({ use: false });
-    try {
-      const run = () =>
-        promisify(execFile)("npm", ["run", "--silent", "db:seed", "--", DEMO], {
-          env: { ...process.env, DATABASE_URL: target.url },
-        });
-      const { stdout } = await run();
-      expect(stdout).toContain("Seeded 6 users, 3 persons, 6 sources and 10 referral records");
-      expect(stdout).not.toContain(target.url);
-      const once = await snapshot(target.sql);
-      await run();
-      expect(await snapshot(target.sql)).toEqual(once);
-      expect(once.referrals).toHaveLength(10);
-    } finally {
-      await target.sql.end();
-    }
-  });
+  it(
+    "seeds the database at DATABASE_URL from the command line, twice to the same rows",
+    { timeout: 120_000 },
+    async () => {
+      const target = await createTestDatabase({ use: false });
+      try {
+        const run = () =>
+          promisify(execFile)("npm", ["run", "--silent", "db:seed", "--", DEMO], {
+            env: { ...process.env, DATABASE_URL: target.url },
+          });
+        const { stdout } = await run();
+        expect(stdout).toContain("Seeded 6 users, 3 persons, 6 sources and 10 referral records");
+        expect(stdout).not.toContain(target.url);
+        const once = await snapshot(target.sql);
+        await run();
+        expect(await snapshot(target.sql)).toEqual(once);
+        expect(once.referrals).toHaveLength(10);
+      } finally {
+        await target.sql.end();
+      }
+    },
+  );
 });

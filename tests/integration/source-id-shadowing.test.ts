@@ -41,7 +41,10 @@ describe("a source id in another case", () => {
 
   it("is refused as a new source name by a POST: 422 INVALID_REFERRER, nothing written", async () => {
     const before = await rowCounts(db.sql);
-    for (const body of [lead(real.customerId.toUpperCase()), { ...lead(` ${real.customerId.toUpperCase()} `), assignedAgentId: 1 }]) {
+    for (const body of [
+      lead(real.customerId.toUpperCase()),
+      { ...lead(` ${real.customerId.toUpperCase()} `), assignedAgentId: 1 },
+    ]) {
       const refused = await post(body);
       expectError(refused, 422, "INVALID_REFERRER");
     }
@@ -52,7 +55,9 @@ describe("a source id in another case", () => {
     const before = await sourceCount();
     const db2 = createDatabaseClient(db.url, 1);
     try {
-      await expect(ensureSource(db2, real.customerId.toUpperCase(), "ads")).rejects.toMatchObject({ reason: "INVALID_REFERRER" });
+      await expect(ensureSource(db2, real.customerId.toUpperCase(), "ads")).rejects.toMatchObject({
+        reason: "INVALID_REFERRER",
+      });
     } finally {
       await db2.$disconnect();
     }
@@ -78,7 +83,10 @@ describe("a source id in another case", () => {
       impostor,
       victim.customerId.toUpperCase(),
     ]);
-    await db.sql.query(`INSERT INTO lead_source_names (key, customer_id) VALUES ($1, $2)`, [sourceKey(victim.customerId), impostor]);
+    await db.sql.query(`INSERT INTO lead_source_names (key, customer_id) VALUES ($1, $2)`, [
+      sourceKey(victim.customerId),
+      impostor,
+    ]);
 
     const created = await post(lead(victim.customerId));
     expect(created.status, created.text).toBe(201);

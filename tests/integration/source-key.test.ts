@@ -69,7 +69,9 @@ describe.each(LOCALES)("on a database with LC_CTYPE %s", (locale) => {
 
   beforeAll(async () => {
     db = await localeDatabase(locale);
-    const { rows } = await db.sql.query<{ ctype: string }>(`SELECT datctype AS ctype FROM pg_database WHERE datname = current_database()`);
+    const { rows } = await db.sql.query<{ ctype: string }>(
+      `SELECT datctype AS ctype FROM pg_database WHERE datname = current_database()`,
+    );
     expect(rows[0].ctype).toBe(locale);
     const migrations = await readMigrations();
     for (const migration of migrations) await db.sql.query(migration.sql);
@@ -103,9 +105,15 @@ describe.each(LOCALES)("on a database with LC_CTYPE %s", (locale) => {
     "finds the host-added source %j by a POST and by the list filter named %j: one account",
     async (hostName, variant) => {
       const id = `src_host_${randomBytes(6).toString("hex")}`;
-      await db.sql.query(`INSERT INTO customers (id, kind, name, source_type) VALUES ($1, 'source', $2, 'ads')`, [id, hostName]);
+      await db.sql.query(`INSERT INTO customers (id, kind, name, source_type) VALUES ($1, 'source', $2, 'ads')`, [
+        id,
+        hostName,
+      ]);
       const before = await sourceCount(db.sql);
-      const lead = await createLead(prisma, createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: variant }));
+      const lead = await createLead(
+        prisma,
+        createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: variant }),
+      );
       expect(lead.referrer).toEqual({ customerId: id, name: hostName, type: "source" });
       expect(await sourceCount(db.sql)).toBe(before);
       for (const filter of [variant, hostName.trim()]) {
@@ -120,8 +128,14 @@ describe.each(LOCALES)("on a database with LC_CTYPE %s", (locale) => {
     ["istanbul new 2", "İSTANBUL NEW 2"],
   ])("creates one account for %j then %j", async (first, second) => {
     const before = await sourceCount(db.sql);
-    const a = await createLead(prisma, createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: first }));
-    const b = await createLead(prisma, createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: second }));
+    const a = await createLead(
+      prisma,
+      createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: first }),
+    );
+    const b = await createLead(
+      prisma,
+      createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: second }),
+    );
     expect(b.referrer).toEqual(a.referrer);
     expect(a.referrer.name).toBe(first);
     expect(await sourceCount(db.sql)).toBe(before + 1);
@@ -147,11 +161,10 @@ describe.each(LOCALES)("repairing keys stored before the rule (LC_CTYPE %s)", (l
       ["src_f", "école ads", "2020-01-06"],
     ];
     for (const [id, name, createdAt] of host) {
-      await db.sql.query(`INSERT INTO customers (id, kind, name, source_type, created_at) VALUES ($1, 'source', $2, 'other', $3)`, [
-        id,
-        name,
-        createdAt,
-      ]);
+      await db.sql.query(
+        `INSERT INTO customers (id, kind, name, source_type, created_at) VALUES ($1, 'source', $2, 'other', $3)`,
+        [id, name, createdAt],
+      );
     }
     for (const migration of migrations.slice(1, repair)) await db.sql.query(migration.sql);
     const customers = async () => (await db.sql.query(`SELECT * FROM customers ORDER BY id`)).rows;

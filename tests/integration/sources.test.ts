@@ -46,7 +46,10 @@ describe("GET /api/leads/sources", () => {
     expect(body.sources.map(({ name, type }) => ({ name, type }))).toEqual(expect.arrayContaining(defaultSources));
     expect(body.sources).toHaveLength(defaultSources.length);
     expect(body.ads.map((s) => s.name).sort()).toEqual(
-      defaultSources.filter((s) => s.type === "ads").map((s) => s.name).sort(),
+      defaultSources
+        .filter((s) => s.type === "ads")
+        .map((s) => s.name)
+        .sort(),
     );
   });
 
@@ -80,7 +83,11 @@ describe("GET /api/leads/sources", () => {
 
   it("lists source accounts only, never a person customer, and no person referral adds a source", async () => {
     const personId = await insertPerson(db.sql, "Tan Ah Kow");
-    const created = await post({ leadName: "Kumar", leadMobileNumber: "0131112222", referrer: { customerId: personId } });
+    const created = await post({
+      leadName: "Kumar",
+      leadMobileNumber: "0131112222",
+      referrer: { customerId: personId },
+    });
     expect(created.status, created.text).toBe(201);
     const body = await listSources();
     expect(body.sources.map((s) => s.id)).not.toContain(personId);
@@ -154,18 +161,24 @@ describe("GET /api/leads/sources with If-None-Match", () => {
       tag = res.headers.get("etag")!;
       expect((await conditional(tag)).status, change).toBe(304);
     };
-    expect((await post({ leadName: "Etag Lead", leadMobileNumber: "0123456789", referrer: "Etag Source" })).status).toBe(201);
+    expect(
+      (await post({ leadName: "Etag Lead", leadMobileNumber: "0123456789", referrer: "Etag Source" })).status,
+    ).toBe(201);
     await expectChanged("a new source by POST");
     await db.sql.query(`UPDATE customers SET name = 'Etag Source Renamed' WHERE name = 'Etag Source'`);
     await expectChanged("a host rename");
     await db.sql.query(`UPDATE customers SET source_type = 'ads' WHERE name = 'Etag Source Renamed'`);
     await expectChanged("a host type change");
-    await db.sql.query(`INSERT INTO customers (id, kind, name, source_type) VALUES ('src_etag_host', 'source', 'Etag Host', 'other')`);
+    await db.sql.query(
+      `INSERT INTO customers (id, kind, name, source_type) VALUES ('src_etag_host', 'source', 'Etag Host', 'other')`,
+    );
     await expectChanged("a host source");
     await db.sql.query(`DELETE FROM customers WHERE id = 'src_etag_host'`);
     await expectChanged("a host delete");
 
-    expect((await post({ leadName: "Etag Lead 2", leadMobileNumber: "0123456789", referrer: "Etag Source Renamed" })).status).toBe(201);
+    expect(
+      (await post({ leadName: "Etag Lead 2", leadMobileNumber: "0123456789", referrer: "Etag Source Renamed" })).status,
+    ).toBe(201);
     await insertPerson(db.sql, "Etag Person");
     await db.sql.query(`UPDATE customers SET name = 'Etag Person 2' WHERE name = 'Etag Person'`);
     expect((await conditional(tag)).status).toBe(304);
@@ -194,7 +207,11 @@ describe("GET /api/leads/sources without the right key", () => {
     try {
       const res = await call("GET", path);
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: expect.any(String), code: "API_NOT_CONFIGURED", requestId: expect.any(String) });
+      expect(res.body).toEqual({
+        error: expect.any(String),
+        code: "API_NOT_CONFIGURED",
+        requestId: expect.any(String),
+      });
       expect(res.headers.get("cache-control")).toBe("no-store");
     } finally {
       process.env.LEADS_API_KEY = key;

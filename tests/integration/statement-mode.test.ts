@@ -20,9 +20,14 @@ afterAll(() => db.sql.end());
 async function preparedAfterCreatingAndListing(mode: StatementMode): Promise<number> {
   const client = createDatabaseClient(db.url, 1, mode);
   try {
-    await createLead(client, createLeadBody.parse({ leadName: `Mode ${mode}`, leadMobileNumber: "0123456789", referrer: "Facebook Ads" }));
+    await createLead(
+      client,
+      createLeadBody.parse({ leadName: `Mode ${mode}`, leadMobileNumber: "0123456789", referrer: "Facebook Ads" }),
+    );
     await listLeads(client, listLeadsQuery.parse({ limit: "5" }));
-    const [row] = await client.$queryRawUnsafe<{ n: number }[]>("SELECT count(*)::int AS n FROM pg_prepared_statements");
+    const [row] = await client.$queryRawUnsafe<{ n: number }[]>(
+      "SELECT count(*)::int AS n FROM pg_prepared_statements",
+    );
     return row.n;
   } finally {
     await client.$disconnect();

@@ -49,6 +49,8 @@ describe("kill -9 under POST load", () => {
 
     sql = new pg.Pool({ connectionString: cluster.url, max: 2 });
     const figures = await expectCrashInvariant(sql, load.run, sent);
-    console.log(`crash under load: ${figures.sent} POSTs sent, ${figures.acknowledged} acknowledged, ${figures.stored} stored (${figures.stored - figures.acknowledged} whose answer was lost)`);
+    console.log(
+      `crash under load: ${figures.sent} POSTs sent, ${figures.acknowledged} acknowledged, ${figures.stored} stored (${figures.stored - figures.acknowledged} whose answer was lost)`,
+    );
   }, 300_000);
 });

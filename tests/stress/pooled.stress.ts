@@ -3,7 +3,15 @@ import { createDatabaseClient, type StatementMode } from "@/lib/db/connect";
 import { readMigrations } from "@/lib/db/migrate";
 import { readConfiguredSources } from "@/lib/leads/sources/configured";
 import { startNextServer, waitUntilReady, type NextServer, type NextShape } from "@/scripts/next-server";
-import { pgbouncerTracksPreparedStatements, pgbouncerVersion, POOLER_POOL_SIZE, startLoadBalancer, startPgBouncer, type LoadBalancer, type PgBouncer } from "@/scripts/pooler";
+import {
+  pgbouncerTracksPreparedStatements,
+  pgbouncerVersion,
+  POOLER_POOL_SIZE,
+  startLoadBalancer,
+  startPgBouncer,
+  type LoadBalancer,
+  type PgBouncer,
+} from "@/scripts/pooler";
 import { TEST_KEY } from "../helpers/api";
 import { expectCrashInvariant, postUnderLoad } from "../helpers/crash-invariant";
 import type { TestDatabase } from "../helpers/db";
@@ -29,7 +37,12 @@ let bouncer: PgBouncer;
 let pooledUrl: string;
 let servers: NextServer[] = [];
 let balancer: LoadBalancer;
-const env = () => ({ DATABASE_URL: pooledUrl, DATABASE_STATEMENTS: STATEMENTS, LEADS_API_KEY: TEST_KEY, LEADS_ACCESS_LOG: "on" });
+const env = () => ({
+  DATABASE_URL: pooledUrl,
+  DATABASE_STATEMENTS: STATEMENTS,
+  LEADS_API_KEY: TEST_KEY,
+  LEADS_ACCESS_LOG: "on",
+});
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
@@ -40,7 +53,9 @@ beforeAll(async () => {
   balancer = await startLoadBalancer(servers.map((s) => s.baseUrl));
   await Promise.all(servers.map((s) => waitUntilReady(s.baseUrl)));
   await waitUntilReady(balancer.url);
-  console.log(`pooled: PgBouncer ${pgbouncerVersion().join(".")}, ${STATEMENTS} statements, ${POOLER_POOL_SIZE} server connections`);
+  console.log(
+    `pooled: PgBouncer ${pgbouncerVersion().join(".")}, ${STATEMENTS} statements, ${POOLER_POOL_SIZE} server connections`,
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -56,8 +71,14 @@ describe("three processes started at the same moment on an empty database, throu
       `SELECT migration_name, finished_at IS NOT NULL AS finished FROM "_prisma_migrations" ORDER BY migration_name`,
     );
     expect(rows).toEqual((await readMigrations()).map((m) => ({ migration_name: m.name, finished: true })));
-    const { rows: sources } = await db.sql.query<{ name: string }>("SELECT name FROM customers WHERE kind = 'source' ORDER BY name");
-    expect(sources.map((s) => s.name)).toEqual(readConfiguredSources().map((s) => s.name).sort());
+    const { rows: sources } = await db.sql.query<{ name: string }>(
+      "SELECT name FROM customers WHERE kind = 'source' ORDER BY name",
+    );
+    expect(sources.map((s) => s.name)).toEqual(
+      readConfiguredSources()
+        .map((s) => s.name)
+        .sort(),
+    );
     for (const server of servers) expect(server.group.output()).not.toContain("start-up preparation failed");
     expect((await fetch(`${balancer.url}/api/health/ready`)).status).toBe(200);
   });
@@ -101,15 +122,25 @@ describe("kill -9 of one server process and of PgBouncer under POST load through
     );
     // Every process answers again through the pooler.
     for (const server of servers) {
-      const response = await sendRaw(authorised("POST", "/api/leads", { leadName: "After Crash", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" }), server.baseUrl);
+      const response = await sendRaw(
+        authorised("POST", "/api/leads", {
+          leadName: "After Crash",
+          leadMobileNumber: "012-345 6789",
+          referrer: "Facebook Ads",
+        }),
+        server.baseUrl,
+      );
       expect(response.status).toBe(201);
     }
   }, 300_000);
 });
 
 // After the crash test, whose invariant (no orphans) holds for the whole database: this suite adds bulk rows of its own.
-scaleOutSuite(`three processes behind HAProxy on PgBouncer (transaction mode, ${POOLER_POOL_SIZE} server connections)`, () => ({
-  sql: db.sql,
-  targets: [balancer.url, balancer.url],
-  outputs: () => servers.map((s) => s.group.output()),
-}));
+scaleOutSuite(
+  `three processes behind HAProxy on PgBouncer (transaction mode, ${POOLER_POOL_SIZE} server connections)`,
+  () => ({
+    sql: db.sql,
+    targets: [balancer.url, balancer.url],
+    outputs: () => servers.map((s) => s.group.output()),
+  }),
+);

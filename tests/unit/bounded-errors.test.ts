@@ -26,7 +26,10 @@ async function refusal(text: string): Promise<ApiError> {
   throw new Error("expected a refusal");
 }
 
-const more = (n: number): Issue => ({ path: "", message: `${n} more issues not listed (only the first ${MAX_ISSUES} are)` });
+const more = (n: number): Issue => ({
+  path: "",
+  message: `${n} more issues not listed (only the first ${MAX_ISSUES} are)`,
+});
 
 describe("nestingDepth", () => {
   it.each([
@@ -90,7 +93,10 @@ describe("readJsonBody bounds", () => {
 
 describe("validation bounds", () => {
   it("reports the first unknown properties and counts the rest (105,000 of them)", () => {
-    const body = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" } as Record<string, unknown>;
+    const body = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" } as Record<
+      string,
+      unknown
+    >;
     for (let i = 0; i < 105_000; i++) body[`u${i}`] = 0;
     let thrown: unknown;
     try {

@@ -1,6 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CLIENT_CONTRACT_PATH, CLIENT_TYPES_PATH, DOCUMENT_PATH, renderClientContract, renderClientTypes } from "@/scripts/client-types";
+import {
+  CLIENT_CONTRACT_PATH,
+  CLIENT_TYPES_PATH,
+  DOCUMENT_PATH,
+  renderClientContract,
+  renderClientTypes,
+} from "@/scripts/client-types";
 
 describe("typed client", () => {
   it("has the types of the OpenAPI document the build writes (public/openapi.json)", async () => {

@@ -19,7 +19,10 @@ import { openApiDocument, schemaValidator } from "../helpers/openapi";
 
 const doc = openApiDocument();
 const request = doc.components.schemas.CreateLeadRequest;
-const documentAccepts = schemaValidator({ $ref: "#/components/schemas/CreateLeadRequest" }, "generator CreateLeadRequest");
+const documentAccepts = schemaValidator(
+  { $ref: "#/components/schemas/CreateLeadRequest" },
+  "generator CreateLeadRequest",
+);
 const BASE = { leadName: "Aminah Binti Ali", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
 const RUNS = { numRuns: 400 };
 
@@ -54,7 +57,9 @@ const CHAR = fc.oneof(
 /** What PostgreSQL cannot store, put at one place of a text a quarter of the time. */
 const UNSTORABLE = fc.option(fc.tuple(fc.nat(), fc.constantFrom("\0", "\ud800", "\udfff")), { freq: 3 });
 const around = (core: fc.Arbitrary<string>) =>
-  fc.tuple(fc.array(SPACE, { maxLength: 3 }), core, fc.array(SPACE, { maxLength: 3 })).map(([a, b, c]) => a.join("") + b + c.join(""));
+  fc
+    .tuple(fc.array(SPACE, { maxLength: 3 }), core, fc.array(SPACE, { maxLength: 3 }))
+    .map(([a, b, c]) => a.join("") + b + c.join(""));
 
 /** Texts of lengths at and around the given bounds, with white space around them. */
 const nearBounds = (...bounds: number[]) =>
@@ -91,7 +96,9 @@ const MOBILE_PREFIX = fc.constantFrom("", "+", "+6", "+60", "+06", "60", "6", "0
 const MOBILE = fc
   .tuple(
     MOBILE_PREFIX,
-    fc.integer({ min: 7, max: 13 }).chain((n) => fc.array(fc.constantFrom(..."0123456789"), { minLength: n, maxLength: n })),
+    fc
+      .integer({ min: 7, max: 13 })
+      .chain((n) => fc.array(fc.constantFrom(..."0123456789"), { minLength: n, maxLength: n })),
     fc.array(fc.tuple(fc.nat(), fc.constantFrom(" ", "(", ")", ".", "-", "\t", "/", "+")), { maxLength: 4 }),
   )
   .map(([prefix, digits, inserts]) => {
@@ -107,7 +114,10 @@ describe("the document and the server agree on every POST /api/leads field", () 
     ["leadAddress", 0, 500],
     ["remark", 0, 500],
   ] as const)("%s: trimmed length %i to %i, no U+0000 or unpaired surrogates", async (field, min, max) => {
-    await expectAgreement(field, fc.oneof(fromPattern(p[field].pattern), nearBounds(min, max), fc.constant(null), fc.integer()));
+    await expectAgreement(
+      field,
+      fc.oneof(fromPattern(p[field].pattern), nearBounds(min, max), fc.constant(null), fc.integer()),
+    );
   });
 
   it("leadMobileNumber: the mobile rule, 6 to 40 characters after trimming", async () => {
@@ -132,7 +142,12 @@ describe("the document and the server agree on every POST /api/leads field", () 
     const customerId = fc.oneof(fromPattern(object.properties.customerId.pattern), nearBounds(1, 120));
     await expectAgreement(
       "referrer",
-      fc.oneof(fromPattern(name.pattern), nearBounds(2, 120), customerId.map((id) => ({ customerId: id })), fc.constant({})),
+      fc.oneof(
+        fromPattern(name.pattern),
+        nearBounds(2, 120),
+        customerId.map((id) => ({ customerId: id })),
+        fc.constant({}),
+      ),
     );
   });
 
@@ -141,7 +156,10 @@ describe("the document and the server agree on every POST /api/leads field", () 
       fc.constantFrom(0, 1, -1, 1.5, Number.MAX_SAFE_INTEGER, 9007199254740992, 1e300),
       fc.integer({ min: -5, max: 5000 }),
     );
-    await expectAgreement("assignedAgentId", fc.oneof(fromPattern(p.assignedAgentId.anyOf[0].pattern), nearBounds(1, 80), integers));
+    await expectAgreement(
+      "assignedAgentId",
+      fc.oneof(fromPattern(p.assignedAgentId.anyOf[0].pattern), nearBounds(1, 80), integers),
+    );
     expect((await serverAnswer({ ...BASE, assignedAgentId: " demo-agent-aisyah " })).accepted).toBe(true);
     expect((await serverAnswer({ ...BASE, assignedAgentId: 9007199254740992 })).issues).toEqual([
       { path: "assignedAgentId", message: expect.any(String) },
@@ -151,7 +169,9 @@ describe("the document and the server agree on every POST /api/leads field", () 
 
 describe("the document and the server agree on GET /api/leads's query", () => {
   const parameter = (name: string) => {
-    const param = doc.paths["/api/leads"].get.parameters.map((ref: { $ref: string }) => doc.components.parameters[ref.$ref.split("/").pop()!]);
+    const param = doc.paths["/api/leads"].get.parameters.map(
+      (ref: { $ref: string }) => doc.components.parameters[ref.$ref.split("/").pop()!],
+    );
     return param.find((candidate: { name: string }) => candidate.name === name);
   };
   const referrerAccepts = schemaValidator(parameter("referrer").schema, "generator referrer parameter");
@@ -181,11 +201,18 @@ describe("the document and the server agree on GET /api/leads's query", () => {
 
   it.each(["limit", "offset"])("%s: an integer within the documented bounds", async (name) => {
     const { minimum, maximum } = parameter(name).schema;
-    const values = fc.oneof(fc.integer({ min: minimum - 3, max: minimum + 3 }), fc.integer({ min: maximum - 3, max: maximum + 3 }), fc.integer());
+    const values = fc.oneof(
+      fc.integer({ min: minimum - 3, max: minimum + 3 }),
+      fc.integer({ min: maximum - 3, max: maximum + 3 }),
+      fc.integer(),
+    );
     fc.assert(
       fc.property(values, (value) => {
         const documented = Number.isInteger(value) && value >= minimum && value <= maximum;
-        expect({ value, accepted: serverAccepts(new URLSearchParams({ [name]: String(value) })) }).toEqual({ value, accepted: documented });
+        expect({ value, accepted: serverAccepts(new URLSearchParams({ [name]: String(value) })) }).toEqual({
+          value,
+          accepted: documented,
+        });
       }),
       RUNS,
     );
@@ -221,7 +248,10 @@ describe("the document and the server agree on GET /api/leads/sources's If-None-
     });
     fc.assert(
       fc.property(value, (sent) => {
-        expect({ length: sent.length, accepted: serverAccepts(sent) }).toEqual({ length: sent.length, accepted: documentAcceptsTag(sent) });
+        expect({ length: sent.length, accepted: serverAccepts(sent) }).toEqual({
+          length: sent.length,
+          accepted: documentAcceptsTag(sent),
+        });
       }),
       RUNS,
     );

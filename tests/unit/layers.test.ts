@@ -12,7 +12,20 @@ import { describe, expect, it } from "vitest";
 const LAYERS: [string, string[]][] = [
   [
     "consumers",
-    ["app/", "components/", "instrumentation.ts", "lib/openapi/", "lib/client/", "lib/importer/", "lib/tracing.ts", "lib/metrics.ts", "lib/runtime/", "scripts/", "bench/", "tests/"],
+    [
+      "app/",
+      "components/",
+      "instrumentation.ts",
+      "lib/openapi/",
+      "lib/client/",
+      "lib/importer/",
+      "lib/tracing.ts",
+      "lib/metrics.ts",
+      "lib/runtime/",
+      "scripts/",
+      "bench/",
+      "tests/",
+    ],
   ],
   ["wrapper", ["lib/api/"]],
   ["start-up", ["lib/startup/"]],
@@ -40,7 +53,8 @@ function layerOf(file: string): number {
   let best = -1;
   let length = 0;
   LAYERS.forEach(([, prefixes], index) => {
-    for (const prefix of prefixes) if (file.startsWith(prefix) && prefix.length > length) [best, length] = [index, prefix.length];
+    for (const prefix of prefixes)
+      if (file.startsWith(prefix) && prefix.length > length) [best, length] = [index, prefix.length];
   });
   return best;
 }
@@ -50,7 +64,11 @@ function importsOf(file: string): string[] {
   const text = readFileSync(path.join(root, file), "utf8");
   const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)].map((m) => m[1]);
   return specifiers.flatMap((specifier) => {
-    const target = specifier.startsWith("@/") ? specifier.slice(2) : specifier.startsWith(".") ? path.posix.join(path.posix.dirname(file), specifier) : null;
+    const target = specifier.startsWith("@/")
+      ? specifier.slice(2)
+      : specifier.startsWith(".")
+        ? path.posix.join(path.posix.dirname(file), specifier)
+        : null;
     if (target === null) return [];
     // A relative import written for Node's ESM (`./http.js`, the client package) names its TypeScript source.
     const endings = ["", ".ts", ".tsx", ".mts", ".mjs", "/index.ts"].map((ending) => target + ending);
@@ -65,18 +83,24 @@ function importsOf(file: string): string[] {
   });
 }
 
-const files = LAYERS.flatMap(([, prefixes]) => prefixes.flatMap(filesUnder)).filter((f) => !f.startsWith("lib/generated/"));
+const files = LAYERS.flatMap(([, prefixes]) => prefixes.flatMap(filesUnder)).filter(
+  (f) => !f.startsWith("lib/generated/"),
+);
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
 describe("layers", () => {
   it("reads the whole product: every layer has files, and they import each other", () => {
-    LAYERS.slice(0, -1).forEach(([name], index) => expect(files.filter((f) => layerOf(f) === index).length, name).toBeGreaterThan(0));
+    LAYERS.slice(0, -1).forEach(([name], index) =>
+      expect(files.filter((f) => layerOf(f) === index).length, name).toBeGreaterThan(0),
+    );
     expect([...graph.values()].flat().length).toBeGreaterThan(100);
   });
 
   it("has no import from a lower layer to a higher one", () => {
     const upward = [...graph].flatMap(([file, targets]) =>
-      targets.filter((target) => layerOf(target) < layerOf(file)).map((target) => `${file} (${LAYERS[layerOf(file)][0]}) -> ${target} (${LAYERS[layerOf(target)][0]})`),
+      targets
+        .filter((target) => layerOf(target) < layerOf(file))
+        .map((target) => `${file} (${LAYERS[layerOf(file)][0]}) -> ${target} (${LAYERS[layerOf(target)][0]})`),
     );
     expect(upward).toEqual([]);
   });

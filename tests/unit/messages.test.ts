@@ -108,7 +108,10 @@ describe("400 messages are worded in the spec's terms", () => {
     const names = [...Object.keys(listLeadsQuery.shape), "unknown"];
     for (const name of names) {
       for (const value of QUERY_VALUES) {
-        for (const query of [`${name}=${encodeURIComponent(value)}`, `${name}=1&${name}=${encodeURIComponent(value)}`]) {
+        for (const query of [
+          `${name}=${encodeURIComponent(value)}`,
+          `${name}=1&${name}=${encodeURIComponent(value)}`,
+        ]) {
           const request = new Request(`http://localhost/api/leads?${query}`);
           const issues = issuesOf(() => parseQuery(listLeadsQuery, request));
           const input = Object.fromEntries(new URL(request.url).searchParams);

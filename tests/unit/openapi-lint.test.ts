@@ -26,14 +26,25 @@ async function report(command: string, args: string[]): Promise<string> {
 
 describe("OpenAPI document: linters", () => {
   it("passes Redocly's recommended ruleset with no problem", async () => {
-    const out = await report("redocly", ["lint", "public/openapi.json", "--config=lib/openapi/redocly.yaml", "--format=json"]);
+    const out = await report("redocly", [
+      "lint",
+      "public/openapi.json",
+      "--config=lib/openapi/redocly.yaml",
+      "--format=json",
+    ]);
     const { totals, problems } = JSON.parse(out);
     expect(problems).toEqual([]);
     expect(totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 60_000);
 
   it("passes Spectral's spectral:oas ruleset with no problem", async () => {
-    const out = await report("spectral", ["lint", "public/openapi.json", "--ruleset=lib/openapi/spectral.yaml", "--format=json", "--quiet"]);
+    const out = await report("spectral", [
+      "lint",
+      "public/openapi.json",
+      "--ruleset=lib/openapi/spectral.yaml",
+      "--format=json",
+      "--quiet",
+    ]);
     expect(JSON.parse(out)).toEqual([]);
   }, 60_000);
 });

@@ -28,7 +28,12 @@ const HEALTH = ["/api/health/live", "/api/health/ready"];
 /** Answers without a body: the sources list unchanged since the ETag the caller sent. */
 const NOT_MODIFIED: Record<string, number> = { "get /api/leads/sources": 304 };
 
-const SUCCESS: Record<string, number> = { "get /api/leads/sources": 200, "get /api/leads/agents": 200, "post /api/leads": 201, "get /api/leads": 200 };
+const SUCCESS: Record<string, number> = {
+  "get /api/leads/sources": 200,
+  "get /api/leads/agents": 200,
+  "post /api/leads": 201,
+  "get /api/leads": 200,
+};
 
 function resolve(node: Json): Json {
   if (typeof node?.$ref !== "string") return node;
@@ -54,7 +59,8 @@ function* walk(schema: unknown, seen = new Set<unknown>()): Generator<Json> {
   }
 }
 
-const operationsWithAliases = () => OPERATIONS.map((op) => ({ ...op, at: op.path, operation: doc.paths[op.path][op.method] as Json }));
+const operationsWithAliases = () =>
+  OPERATIONS.map((op) => ({ ...op, at: op.path, operation: doc.paths[op.path][op.method] as Json }));
 
 /** Error codes an error response's schema allows: the shared Error schema, narrowed to the codes of its status. */
 function codesOf(schema: Json): string[] {
@@ -79,12 +85,15 @@ describe("OpenAPI document: generation", () => {
     const generated = buildOpenApiDocument();
     expect(generated.openapi).toBe("3.1.0");
     expect(generated.info.version).toBe("1.1.0");
-    expect(Object.keys(generated.paths).sort()).toEqual([...new Set([...HEALTH, ...OPERATIONS.map((op) => op.path)])].sort());
+    expect(Object.keys(generated.paths).sort()).toEqual(
+      [...new Set([...HEALTH, ...OPERATIONS.map((op) => op.path)])].sort(),
+    );
     for (const [p, item] of Object.entries<Json>(generated.paths)) {
       const route = readFileSync(path.join(root, `app${p}/route.ts`), "utf8");
       // The operations are lib/openapi/<noun>/<verb>.ts; an @openapi comment in a route would be merged over them.
       expect(route).not.toContain("@openapi");
-      for (const method of Object.keys(item)) expect(route).toMatch(new RegExp(`\\b${method.toUpperCase()}: (apiRoute|publicRoute)\\(`));
+      for (const method of Object.keys(item))
+        expect(route).toMatch(new RegExp(`\\b${method.toUpperCase()}: (apiRoute|publicRoute)\\(`));
     }
   });
 
@@ -134,7 +143,9 @@ describe("OpenAPI document: generation", () => {
 describe("OpenAPI document: operations", () => {
   it("has exactly the four operations and the two health checks, with distinct operationIds and no /v1 prefix", () => {
     const expected = [...OPERATIONS.map((op) => `${op.method} ${op.path}`), ...HEALTH.map((p) => `get ${p}`)].sort();
-    const documented = Object.entries<Json>(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m} ${p}`));
+    const documented = Object.entries<Json>(doc.paths).flatMap(([p, item]) =>
+      Object.keys(item).map((m) => `${m} ${p}`),
+    );
     expect(documented.sort()).toEqual(expected);
     const ids = documented.map((key) => {
       const [method, p] = key.split(" ");
@@ -148,7 +159,8 @@ describe("OpenAPI document: operations", () => {
     const routes: string[] = [];
     const scan = (dir: string, url: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        if (entry.isDirectory() && !entry.name.startsWith("[")) scan(path.join(dir, entry.name), `${url}/${entry.name}`);
+        if (entry.isDirectory() && !entry.name.startsWith("["))
+          scan(path.join(dir, entry.name), `${url}/${entry.name}`);
         else if (entry.name === "route.ts" && url !== "/api") routes.push(url);
       }
     };
@@ -169,7 +181,9 @@ describe("OpenAPI document: operations", () => {
   });
 
   it("documents the query parameters of GET /api/leads with their bounds and defaults", () => {
-    const params = Object.fromEntries(doc.paths["/api/leads"].get.parameters.map((p: Json) => [resolve(p).name, resolve(p)]));
+    const params = Object.fromEntries(
+      doc.paths["/api/leads"].get.parameters.map((p: Json) => [resolve(p).name, resolve(p)]),
+    );
     expect(Object.keys(params).sort()).toEqual(["limit", "offset", "referrer"]);
     for (const p of Object.values<Json>(params)) {
       expect(p.in).toBe("query");
@@ -177,13 +191,19 @@ describe("OpenAPI document: operations", () => {
       expect(p.description.length).toBeGreaterThan(10);
     }
     // Trimmed, then 2 to 120 characters: a pattern over the value as sent (white space around allowed), no U+0000.
-    expect(params.referrer.schema).toEqual({ type: "string", minLength: 2, pattern: expect.stringContaining("{0,118}") });
+    expect(params.referrer.schema).toEqual({
+      type: "string",
+      minLength: 2,
+      pattern: expect.stringContaining("{0,118}"),
+    });
     expect(new RegExp(params.referrer.schema.pattern, "u").test("  ")).toBe(false);
     expect(params.limit.schema).toEqual({ type: "integer", minimum: 1, maximum: 500, default: 100 });
     expect(params.offset.schema).toEqual({ type: "integer", minimum: 0, maximum: 2147483647, default: 0 });
     expect(doc.paths["/api/leads/agents"].get.parameters).toBeUndefined();
     // The sources list takes no query parameter; only the conditional header.
-    expect(doc.paths["/api/leads/sources"].get.parameters.map(resolve)).toEqual([expect.objectContaining({ name: "If-None-Match", in: "header", required: false })]);
+    expect(doc.paths["/api/leads/sources"].get.parameters.map(resolve)).toEqual([
+      expect.objectContaining({ name: "If-None-Match", in: "header", required: false }),
+    ]);
   });
 
   it("documents the POST body with the spec's bounds, enums and strictness", () => {
@@ -196,9 +216,16 @@ describe("OpenAPI document: operations", () => {
     expect(schema.required.sort()).toEqual(["leadMobileNumber", "leadName", "referrer"]);
     // Length bounds apply after trimming: patterns over the value as sent, no maxLength that would count the white
     // space around it (tests/unit/document-matches-server.test.ts checks each pattern against the server's answers).
-    const trimmedBounds = (min: number, max: number) => ({ type: "string", pattern: expect.stringContaining(`{${Math.max(min - 2, 0)},${max - 2}}`) });
+    const trimmedBounds = (min: number, max: number) => ({
+      type: "string",
+      pattern: expect.stringContaining(`{${Math.max(min - 2, 0)},${max - 2}}`),
+    });
     expect(p.leadName).toMatchObject({ ...trimmedBounds(2, 120), minLength: 2 });
-    expect(p.leadMobileNumber).toMatchObject({ type: "string", minLength: 6, pattern: expect.stringContaining("{4,38}") });
+    expect(p.leadMobileNumber).toMatchObject({
+      type: "string",
+      minLength: 6,
+      pattern: expect.stringContaining("{4,38}"),
+    });
     const [name, object] = p.referrer.anyOf;
     expect(name).toMatchObject({ ...trimmedBounds(2, 120), minLength: 2 });
     expect(object).toMatchObject({ type: "object", required: ["customerId"], additionalProperties: false });
@@ -211,16 +238,26 @@ describe("OpenAPI document: operations", () => {
     for (const field of ["leadName", "leadMobileNumber", "leadState", "leadCity", "leadAddress", "remark"]) {
       expect(p[field]).not.toHaveProperty("maxLength");
     }
-    for (const field of ["leadName", "leadState", "leadCity", "leadAddress", "remark"]) expect(p[field].description).toContain("U+0000");
+    for (const field of ["leadName", "leadState", "leadCity", "leadAddress", "remark"])
+      expect(p[field].description).toContain("U+0000");
     expect(p.relationship.enum).toEqual(RELATIONSHIPS);
     expect(p.projectType.enum).toEqual(PROJECT_TYPES);
     // Optional fields are never nullable.
-    for (const n of walk(schema)) expect(n.type === "null" || (Array.isArray(n.type) && n.type.includes("null"))).toBe(false);
+    for (const n of walk(schema))
+      expect(n.type === "null" || (Array.isArray(n.type) && n.type.includes("null"))).toBe(false);
     // The rules: defaults, normalisation, referrer resolution, not idempotent, the body limit.
     // The mobile rule is stated once, on the field.
     expect(p.leadMobileNumber.description).toContain("60 followed by 9 to 11 digits");
     expect(body.description).not.toContain("60 followed by");
-    for (const rule of ["`Pending`", "INVALID_REFERRER", "INVALID_AGENT", "never `null`", "Not idempotent", "1 MiB", "introducer"]) {
+    for (const rule of [
+      "`Pending`",
+      "INVALID_REFERRER",
+      "INVALID_AGENT",
+      "never `null`",
+      "Not idempotent",
+      "1 MiB",
+      "introducer",
+    ]) {
       expect(body.description).toContain(rule);
     }
     expect(p.relationship.description).toContain("`Other`");
@@ -230,7 +267,11 @@ describe("OpenAPI document: operations", () => {
   it("documents each status with its error codes as enums, and issues on INVALID_INPUT", () => {
     for (const { method, path: p, at, operation } of operationsWithAliases()) {
       const key = `${method} ${p}`;
-      const expectedStatuses = [SUCCESS[key], ...(key in NOT_MODIFIED ? [NOT_MODIFIED[key]] : []), ...new Set(EXPECTED_CODES[key].map((c) => ERROR_STATUS[c]))].sort();
+      const expectedStatuses = [
+        SUCCESS[key],
+        ...(key in NOT_MODIFIED ? [NOT_MODIFIED[key]] : []),
+        ...new Set(EXPECTED_CODES[key].map((c) => ERROR_STATUS[c])),
+      ].sort();
       expect(Object.keys(operation.responses).map(Number).sort(), `${method} ${at}`).toEqual(expectedStatuses);
       const documented: string[] = [];
       for (const [status, ref] of Object.entries<Json>(operation.responses)) {
@@ -251,7 +292,10 @@ describe("OpenAPI document: operations", () => {
     expect(errorCode.enum).toEqual(Object.keys(ERROR_STATUS));
     expect(error).toMatchObject({
       type: "object",
-      properties: { code: { $ref: "#/components/schemas/ErrorCode" }, issues: { type: "array", items: { $ref: "#/components/schemas/Issue" } } },
+      properties: {
+        code: { $ref: "#/components/schemas/ErrorCode" },
+        issues: { type: "array", items: { $ref: "#/components/schemas/Issue" } },
+      },
       required: ["error", "code", "requestId"],
       additionalProperties: false,
       if: { type: "object", properties: { code: { enum: ["INVALID_INPUT"] } } },
@@ -331,7 +375,9 @@ describe("OpenAPI document: examples and guidance", () => {
   it("has a realistic example for every request and response, valid against its schema", () => {
     let count = 0;
     for (const { where, media } of mediaTypes()) {
-      const examples = Object.entries<Json>(media.examples ?? {}).map(([name, example]) => [name, resolve(example)] as const);
+      const examples = Object.entries<Json>(media.examples ?? {}).map(
+        ([name, example]) => [name, resolve(example)] as const,
+      );
       expect(examples.length, where).toBeGreaterThan(0);
       const validate = schemaValidator(media.schema, `example ${where}`);
       for (const [name, example] of examples) {
@@ -383,7 +429,9 @@ describe("OpenAPI document: examples and guidance", () => {
 
   it("shows a curl example, without a real key, in every operation's description", () => {
     for (const { operation, method, at } of operationsWithAliases()) {
-      expect(operation.description, `${method} ${at}`).toMatch(/```sh\ncurl [^`]*Authorization: Bearer \$LEADS_API_KEY/);
+      expect(operation.description, `${method} ${at}`).toMatch(
+        /```sh\ncurl [^`]*Authorization: Bearer \$LEADS_API_KEY/,
+      );
     }
   });
 });

@@ -108,7 +108,9 @@ describe("trimming", () => {
   });
 
   it("trims referrer.customerId", () => {
-    expect(accept({ ...BASE, referrer: { customerId: "  cus_abc  " } }).referrer).toStrictEqual({ customerId: "cus_abc" });
+    expect(accept({ ...BASE, referrer: { customerId: "  cus_abc  " } }).referrer).toStrictEqual({
+      customerId: "cus_abc",
+    });
   });
 
   it("makes repeated spaces inside a referrer string one space", () => {
@@ -256,17 +258,26 @@ describe("enumerations are exact and case-sensitive", () => {
 });
 
 describe("unknown properties (rule 7, decisions.md 5)", () => {
-  it.each(["introducer", "source", "assigned_agent", "status", "campaignId", "referrerId", "lead_name", "LeadName", "id"])(
-    "rejects %j with the property name as path",
-    (name) => {
-      expect(reject({ ...BASE, [name]: "x" })).toEqual([{ path: name, message: UNKNOWN_NAME }]);
-    },
-  );
+  it.each([
+    "introducer",
+    "source",
+    "assigned_agent",
+    "status",
+    "campaignId",
+    "referrerId",
+    "lead_name",
+    "LeadName",
+    "id",
+  ])("rejects %j with the property name as path", (name) => {
+    expect(reject({ ...BASE, [name]: "x" })).toEqual([{ path: name, message: UNKNOWN_NAME }]);
+  });
 
   it.each(["__proto__", "constructor", "toString", "hasOwnProperty"])(
     "rejects %j from JSON.parse with the property name as path",
     (name) => {
-      const body = JSON.parse(`{"leadName":"Ali","leadMobileNumber":"0123456789","referrer":"Facebook Ads","${name}":{"x":1}}`);
+      const body = JSON.parse(
+        `{"leadName":"Ali","leadMobileNumber":"0123456789","referrer":"Facebook Ads","${name}":{"x":1}}`,
+      );
       expect(Object.keys(body)).toContain(name);
       expect(reject(body)).toEqual([{ path: name, message: UNKNOWN_NAME }]);
     },
@@ -313,7 +324,7 @@ describe("null and empty values (rule 7, decisions.md 4)", () => {
     expect(issues[0].message).not.toBe(UNION_AGENT);
   });
 
-  it.each(["leadState", "leadCity", "leadAddress", "remark"])("accepts an empty or blank %s as \"\"", (field) => {
+  it.each(["leadState", "leadCity", "leadAddress", "remark"])('accepts an empty or blank %s as ""', (field) => {
     expect(parsedField(accept({ ...BASE, [field]: "" }), field)).toBe("");
     expect(parsedField(accept({ ...BASE, [field]: "   " }), field)).toBe("");
   });
@@ -334,12 +345,15 @@ describe("assignedAgentId as integer: 1 to 9007199254740991", () => {
     expect(accept({ ...BASE, assignedAgentId: "42" }).assignedAgentId).toBe("42");
   });
 
-  it.each([[true], [[]], [[1]], [{ id: 1 }], [null]])("rejects the non-string, non-integer %j as neither form", (id) => {
-    expect(reject({ ...BASE, assignedAgentId: id })).toEqual([{ path: "assignedAgentId", message: UNION_AGENT }]);
-  });
+  it.each([[true], [[]], [[1]], [{ id: 1 }], [null]])(
+    "rejects the non-string, non-integer %j as neither form",
+    (id) => {
+      expect(reject({ ...BASE, assignedAgentId: id })).toEqual([{ path: "assignedAgentId", message: UNION_AGENT }]);
+    },
+  );
 });
 
-describe("the body as a whole (decisions.md 5: path \"\")", () => {
+describe('the body as a whole (decisions.md 5: path "")', () => {
   it.each([[[]], [[BASE]], ["a string"], [42], [null], [true]])("rejects %j", (body) => {
     const issues = reject(body);
     expect(issues).toHaveLength(1);

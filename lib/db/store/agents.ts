@@ -3,7 +3,9 @@ import { eligibleAgentsSql, layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /** A row of eligibleAgentsSql: the generated User type; the query keeps only users with a platform id. */
-export type AgentRow = Prisma.UserGetPayload<{ select: { id: true; name: true; platformId: true; accessLevels: true } }> & {
+export type AgentRow = Prisma.UserGetPayload<{
+  select: { id: true; name: true; platformId: true; accessLevels: true };
+}> & {
   platformId: string;
 };
 
@@ -17,7 +19,11 @@ export async function listAgentRows(db: Db): Promise<AgentRow[]> {
  * The eligible user with this platform id, else the one with this numeric id (null when the value cannot be one):
  * a platform id match wins.
  */
-export async function findAgentRow(db: Db, platformId: string | null, numericId: number | null): Promise<AgentRow | null> {
+export async function findAgentRow(
+  db: Db,
+  platformId: string | null,
+  numericId: number | null,
+): Promise<AgentRow | null> {
   const byPlatformId = platformId === null ? Prisma.sql`FALSE` : Prisma.sql`platform_id = ${platformId}`;
   const byNumericId = numericId === null ? Prisma.sql`FALSE` : Prisma.sql`id = ${numericId}`;
   const layout = await layoutOf(db);

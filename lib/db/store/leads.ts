@@ -14,7 +14,8 @@ export type ReferrerRow = { source: SourceLookup } | { accountId: string } | { n
  * here.
  */
 export interface NewLeadRow {
-  referral: Pick<Referral, "leadCustomerId" | "leadName" | "mobileNumber" | "status"> & Partial<Record<keyof Referral, string | null>>;
+  referral: Pick<Referral, "leadCustomerId" | "leadName" | "mobileNumber" | "status"> &
+    Partial<Record<keyof Referral, string | null>>;
   leadCustomer: Pick<Customer, "id" | "name" | "mobileNumber"> & Partial<Record<keyof Customer, string | null>>;
   agentUserId: number | null;
 }
@@ -73,7 +74,11 @@ function columnsAndValues(fields: Record<string, unknown>): { columns: Prisma.Sq
  */
 export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Prisma.Sql {
   const customer = columnsAndValues({ ...lead.leadCustomer, kind: "person", createdAt: Prisma.sql`now()` });
-  const referral = columnsAndValues({ referrerCustomerId: Prisma.sql`referrer.id`, ...lead.referral, createdAt: Prisma.sql`now()` });
+  const referral = columnsAndValues({
+    referrerCustomerId: Prisma.sql`referrer.id`,
+    ...lead.referral,
+    createdAt: Prisma.sql`now()`,
+  });
   const assignment = assignmentSql(lead.agentUserId);
   return Prisma.sql`
     WITH ${referrerCte(referrer)},
@@ -129,7 +134,11 @@ export type LeadPageRow<F extends keyof Referral> = Pick<Referral, F | "id" | "r
  * - One source's records: equality, not ANY of one id: with ANY, PostgreSQL walked the primary key backwards past
  *   other sources' records instead of this source's index entries (same section).
  */
-export function leadPageSql(filter: LeadFilter, limit: number, offset: number): { page: Prisma.Sql; total: Prisma.Sql } {
+export function leadPageSql(
+  filter: LeadFilter,
+  limit: number,
+  offset: number,
+): { page: Prisma.Sql; total: Prisma.Sql } {
   const total =
     filter === "all sources"
       ? Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`
@@ -147,7 +156,10 @@ export function leadPageSql(filter: LeadFilter, limit: number, offset: number): 
   }
   const isSource = Prisma.sql`(SELECT s.kind FROM customers s WHERE s.id = referrals.referrer_customer_id) = 'source'`;
   if (offset === 0) {
-    return { total, page: Prisma.sql`SELECT * FROM referrals WHERE ${isSource} AND ${beforeEnd} ORDER BY id DESC LIMIT ${limit}` };
+    return {
+      total,
+      page: Prisma.sql`SELECT * FROM referrals WHERE ${isSource} AND ${beforeEnd} ORDER BY id DESC LIMIT ${limit}`,
+    };
   }
   return {
     total,

@@ -91,6 +91,8 @@ export async function listSourceRows(db: Db): Promise<{ version: string; rows: S
     FROM (${sourceListVersionSql}) v
     LEFT JOIN LATERAL (SELECT id, name, source_type AS "sourceType" FROM customers WHERE kind = 'source') s ON true
     ORDER BY s.name, s.id`;
-  const rows = found.flatMap(({ id, name, sourceType }) => (id === null || name === null ? [] : [{ id, name, sourceType }]));
+  const rows = found.flatMap(({ id, name, sourceType }) =>
+    id === null || name === null ? [] : [{ id, name, sourceType }],
+  );
   return { version: found[0].version, rows };
 }

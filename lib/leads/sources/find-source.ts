@@ -30,6 +30,9 @@ export async function findSource(db: Db, nameOrId: string): Promise<Source | nul
  */
 export async function refuseIdInOtherCase(db: Db, name: string): Promise<void> {
   if (await sourceIdExists(db, sourceKey(name))) {
-    throw new LeadRefusal("INVALID_REFERRER", "referrer differs from an existing source id only in case; source ids are case-sensitive");
+    throw new LeadRefusal(
+      "INVALID_REFERRER",
+      "referrer differs from an existing source id only in case; source ids are case-sensitive",
+    );
   }
 }

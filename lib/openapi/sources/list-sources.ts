@@ -19,7 +19,9 @@ export const listSources = operation({
     200: {
       description: "The source accounts.",
       headers: { ETag: ref("headers/ETag") },
-      content: { "application/json": { schema: ref("schemas/SourcesResponse"), examples: { sources: ref("examples/sources") } } },
+      content: {
+        "application/json": { schema: ref("schemas/SourcesResponse"), examples: { sources: ref("examples/sources") } },
+      },
     },
     304: {
       description: "The list is unchanged since the `ETag` sent in `If-None-Match`: no body; keep the list you have.",

@@ -9,5 +9,7 @@ import { checkReadiness } from "@/lib/startup/service";
  * Documented in lib/openapi/health/ready.ts.
  */
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
-  GET: publicRoute(async () => ((await checkReadiness()) ? json({ status: "ok" }) : json({ status: "unavailable" }, 503))),
+  GET: publicRoute(async () =>
+    (await checkReadiness()) ? json({ status: "ok" }) : json({ status: "unavailable" }, 503),
+  ),
 });

@@ -7,7 +7,9 @@ import pg from "pg";
 
 const statement = JSON.parse(process.env.BENCH_CREATION_STATEMENT ?? "null");
 // Connections stay open between the benchmark's runs, as the service's (30 s idle timeout) do.
-const pool = statement && new pg.Pool({ connectionString: process.env.DATABASE_URL, max: statement.poolSize, idleTimeoutMillis: 0 });
+const pool =
+  statement &&
+  new pg.Pool({ connectionString: process.env.DATABASE_URL, max: statement.poolSize, idleTimeoutMillis: 0 });
 
 export async function POST(request) {
   await request.text();
