@@ -49,7 +49,9 @@ const STATEMENTS = {
   delete: `DELETE FROM referrals WHERE id BETWEEN ${BASE_ID} AND ${BASE_ID + BULK_ROWS - 1}`,
 };
 
-/** Milliseconds of one statement, in a transaction rolled back afterwards; the triggers disabled inside it when bare. */
+/**
+ * Milliseconds of one statement, in a transaction rolled back afterwards; the triggers disabled inside it when bare.
+ */
 async function timeOnce(pool: pg.Pool, statement: string, bare: boolean): Promise<number> {
   const client = await pool.connect();
   try {

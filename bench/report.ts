@@ -14,7 +14,9 @@ import type { SourcesScaleFigures } from "./sources-scale";
 
 const RESULTS = path.join(import.meta.dirname, "results");
 
-/** The importer's rate beside raw POSTs at its concurrency (filled by the importer's bench module; null without one). */
+/**
+ * The importer's rate beside raw POSTs at its concurrency (filled by the importer's bench module; null without one).
+ */
 export interface ImportFigures {
   rows: number;
   concurrency: number;

@@ -8,7 +8,9 @@ import { readBudgetOf } from "@/lib/db/read-budget";
 
 /** The semantic conventions' buckets for http.server.request.duration, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
-/** The semantic conventions' pool metrics as of 1.24 (`db.client.connection.count` would end in `_count` in Prometheus). */
+/**
+ * The semantic conventions' pool metrics as of 1.24 (`db.client.connection.count` would end in `_count` in Prometheus).
+ */
 const POOL = { "pool.name": "lead-intake" };
 
 /** LEADS_METRICS_PORT as a port number, or undefined when unset; a value that is no port throws one sentence. */
@@ -26,8 +28,8 @@ export function metricsPortOf(env: NodeJS.ProcessEnv = process.env): number | un
 /**
  * Metrics through OpenTelemetry's metrics API (docs/operating.md, "Metrics"): a Prometheus scrape endpoint of its own
  * on LEADS_METRICS_PORT (`/metrics`), and OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (`/v1/metrics`) or
- * OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (as is), every OTEL_METRIC_EXPORT_INTERVAL ms (60 s by default), each when set. Loaded by instrumentation.ts only then; it
- * registers the observer the request path reports to (lib/db/observer.ts).
+ * OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (as is), every OTEL_METRIC_EXPORT_INTERVAL ms (60 s by default), each when set.
+ * Loaded by instrumentation.ts only then; it registers the observer the request path reports to (lib/db/observer.ts).
  */
 export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const port = metricsPortOf(env);

@@ -1,6 +1,7 @@
 // The committed checksum of every migration that has landed, and what earlier commits applied.
-//   npx tsx scripts/migration-checksums.ts            adds the checksum of each new migration to
-//                                                     prisma/migrations/checksums.json (never changes one that is there)
+//   npx tsx scripts/migration-checksums.ts
+//                            adds the checksum of each new migration to prisma/migrations/checksums.json (never
+//                            changes one that is there)
 //   npx tsx scripts/migration-checksums.ts history main
 //                            also rewrites, from the history of the given branch (the one migrations land on), the
 //                            earlier texts accepted by the runner and tests/fixtures/migration-history.json

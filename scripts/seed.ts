@@ -36,7 +36,10 @@ const USAGE = "give the fixture file, for example: npm run db:seed -- prisma/see
 /** Error codes of a database that cannot be reached or logged into (node-postgres, PostgreSQL). */
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EAI_AGAIN", "28P01", "28000", "3D000"]);
 
-/** One sentence for a failure: what happened and what to do. The message only: a stack or query could carry the connection string. */
+/**
+ * One sentence for a failure: what happened and what to do. The message only: a stack or query could carry the
+ * connection string.
+ */
 function explain(error: unknown, file: string): string {
   if (error instanceof StartupError) return error.message;
   if (error instanceof z.ZodError) {

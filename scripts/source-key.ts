@@ -37,7 +37,10 @@ export function foldsFromUnicode(): { from: string; to: string } {
   return { from, to };
 }
 
-/** A PostgreSQL E'' literal holding `text`, ASCII only (\uXXXX escapes need a UTF8 database, which normalize() needs too). */
+/**
+ * A PostgreSQL E'' literal holding `text`, ASCII only (\uXXXX escapes need a UTF8 database, which normalize() needs
+ * too).
+ */
 function literal(text: string): string {
   let out = "";
   for (const c of text) {

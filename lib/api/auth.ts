@@ -53,7 +53,8 @@ export function configuredKeys(): string[] {
   return keys;
 }
 
-// The server keys' digests are computed once per key value, not per request (docs/decisions.md, "Per-request work computed once").
+// The server keys' digests are computed once per key value, not per request (docs/decisions.md, "Per-request work
+// computed once").
 const digests = new Map<string, Buffer>();
 
 function keyDigest(secret: string): Buffer {

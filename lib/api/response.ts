@@ -37,7 +37,10 @@ export function ifNoneMatch(request: Request): string[] | null {
   return condition.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
 }
 
-/** 304 Not Modified, without a body, when `tags` name `etag` or are `*`; else null. Still no-store: the caller keeps its own copy. */
+/**
+ * 304 Not Modified, without a body, when `tags` name `etag` or are `*`; else null. Still no-store: the caller keeps its
+ * own copy.
+ */
 export function notModified(tags: string[], etag: string): Response | null {
   if (!tags.includes("*") && !tags.includes(etag)) return null;
   return new Response(null, { status: 304, headers: { "Cache-Control": "no-store", ETag: etag } });

@@ -48,7 +48,9 @@ export interface Migration {
   name: string;
   sql: string;
   checksum: string;
-  /** Checksums of earlier texts of this migration that a database may have applied (prisma/migrations/checksums.json). */
+  /**
+   * Checksums of earlier texts of this migration that a database may have applied (prisma/migrations/checksums.json).
+   */
   earlierChecksums: string[];
 }
 

@@ -39,7 +39,8 @@ export function poolStateOf(db: PrismaClient): { used: number; idle: number; wai
 export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Promise<Row[]> {
   const target = (db as WithDirect)[DIRECT];
   if (!target) throw new Error("queryPrepared needs a client from createDatabaseClient");
-  // Prisma's instrumentation does not see this statement: its span, like Prisma's, has the SQL with placeholders, never values.
+  // Prisma's instrumentation does not see this statement: its span, like Prisma's, has the SQL with placeholders, never
+  // values.
   return tracer.startActiveSpan(
     "lead_intake:db_query",
     { kind: SpanKind.CLIENT, attributes: { "db.system": "postgresql", "db.query.text": sql.text } },

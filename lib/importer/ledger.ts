@@ -43,7 +43,10 @@ export type LedgerEntry =
       error: string;
       requestId: string | null;
     }
-  /** The server answered that it did nothing (refused, unavailable, not reachable): send again later, no reconciliation needed. */
+  /**
+   * The server answered that it did nothing (refused, unavailable, not reachable): send again later, no reconciliation
+   * needed.
+   */
   | { type: "unsent"; row: number; status: number | null; code: string | null; error: string }
   /** Reconciliation found no lead of this row: safe to send. */
   | { type: "absent"; row: number; at: string };
@@ -219,7 +222,9 @@ export class Ledger {
   }
 }
 
-/** Entries of complete lines, or null if the text is not a ledger (no input header first, or a line that is no entry). */
+/**
+ * Entries of complete lines, or null if the text is not a ledger (no input header first, or a line that is no entry).
+ */
 function parse(complete: string): LedgerEntry[] | null {
   const entries: LedgerEntry[] = [];
   for (const line of complete.split("\n").slice(0, -1)) {
@@ -235,7 +240,9 @@ function parse(complete: string): LedgerEntry[] | null {
   return header?.type === "input" && typeof header.sha256 === "string" ? entries : null;
 }
 
-/** A new ledger appears whole with its header line (written beside, then linked), so every ledger file starts with one. */
+/**
+ * A new ledger appears whole with its header line (written beside, then linked), so every ledger file starts with one.
+ */
 async function create(ledgerPath: string, header: LedgerEntry): Promise<FileHandle> {
   const temporary = await writeTemporary(ledgerPath, `${JSON.stringify(header)}\n`);
   try {

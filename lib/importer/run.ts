@@ -17,7 +17,10 @@ export const EXIT = {
   DATA: 65,
   /** Server unreachable, or a 503 / missing operation: it needs the administrator. */
   UNAVAILABLE: 69,
-  /** Uncertain or unreconciled rows remain, the run was stopped, or another run holds the ledger: run the same command again. */
+  /**
+   * Uncertain or unreconciled rows remain, the run was stopped, or another run holds the ledger: run the same command
+   * again.
+   */
   TEMPFAIL: 75,
   /** The disk failed under the ledger or a results file. */
   IOERR: 74,

@@ -55,7 +55,8 @@ export const assignedAgentIdInput = z.union(
       .describe(
         "The user's platform ID (preferred), or the numeric user ID written as a string: 1 to 80 letters, digits, underscores or hyphens after trimming.",
       ),
-    // z.int() itself bounds the value to safe integers (maximum 2^53 - 1 in the document); a .max() of the same would add a second issue.
+    // z.int() itself bounds the value to safe integers (maximum 2^53 - 1 in the document); a .max() of the same would
+    // add a second issue.
     z.int().min(1).describe("The numeric user ID."),
   ],
   { error: unionMessage(MESSAGES.agentId) },

@@ -1,11 +1,16 @@
 import { z } from "zod";
 
-/** In a body, any character PostgreSQL text can store (lib/api/body.ts refuses U+0000 and unpaired surrogates), and one that is not white space. */
+/**
+ * In a body, any character PostgreSQL text can store (lib/api/body.ts refuses U+0000 and unpaired surrogates), and one
+ * that is not white space.
+ */
 const CHAR = String.raw`[^\u0000\ud800-\udfff]`;
 const EDGE = String.raw`[^\s\u0000\ud800-\udfff]`;
 export const STORABLE = "U+0000 and unpaired surrogates are refused.";
 const BODY_TEXT = [CHAR, EDGE];
-/** A query value is decoded UTF-8 (no unpaired surrogate can arrive), and U+0000 in it is no error: it names nothing. */
+/**
+ * A query value is decoded UTF-8 (no unpaired surrogate can arrive), and U+0000 in it is no error: it names nothing.
+ */
 export const QUERY_TEXT = [String.raw`[\s\S]`, String.raw`\S`];
 
 /**

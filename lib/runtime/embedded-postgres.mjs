@@ -40,7 +40,9 @@ const SETTINGS = {
   unix_socket_directories: "",
   password_encryption: "scram-sha-256",
 };
-/** The files it reads its settings and access rules from, fixed the same way: ALTER SYSTEM SET hba_file is outranked. */
+/**
+ * The files it reads its settings and access rules from, fixed the same way: ALTER SYSTEM SET hba_file is outranked.
+ */
 const FILES = (dir) => ({
   config_file: path.join(dir, "postgresql.conf"),
   hba_file: path.join(dir, "pg_hba.conf"),

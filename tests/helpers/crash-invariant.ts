@@ -23,7 +23,10 @@ export interface PostLoad {
   stop(): Promise<Sent[]>;
 }
 
-/** CLIENTS loops of POSTs to `target()` (read before each request, so a restarted server can take over); half name a new source. */
+/**
+ * CLIENTS loops of POSTs to `target()` (read before each request, so a restarted server can take over); half name a new
+ * source.
+ */
 export function postUnderLoad(target: () => string): PostLoad & { run: string } {
   const run = randomBytes(3).toString("hex");
   const sent: Sent[] = [];

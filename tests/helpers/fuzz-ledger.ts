@@ -149,9 +149,9 @@ export class FuzzLedger {
 }
 
 /**
- * Users and a person account for requests to name, then the world as the
- * database holds it (after the service's first request created the configured sources): the configured sources, eligible agents and the users
- * that exist but may not be assigned.
+ * Users and a person account for requests to name, then the world as the database holds it (after the service's first
+ * request created the configured sources): the configured sources, eligible agents and the users that exist but may not
+ * be assigned.
  */
 export async function seedWorld(sql: pg.Pool, run: string): Promise<World> {
   const sources = await sql.query<{ id: string; name: string }>(`SELECT id, name FROM customers WHERE kind = 'source'`);

@@ -132,7 +132,8 @@ export async function createHostDatabase(layout: HostLayout): Promise<TestDataba
     number | null,
     string | null,
   ][] = [
-    // referrer, lead customer, name, mobile, status, [state, city, address, relationship, project type, remark], assigned, preferred, created
+    // referrer, lead customer, name, mobile, status,
+    // [state, city, address, relationship, project type, remark], assigned, preferred, created
     [
       HOST.facebook,
       "cus_host_lead1",

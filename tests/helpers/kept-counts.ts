@@ -2,8 +2,8 @@ import type pg from "pg";
 import { sourceListVersionSql } from "@/lib/db/store/sources";
 
 /**
- * Every count the module keeps that differs from a real count(*) of referrals, one line each: per referrer, the total of
- * source leads, and source leads per block of ids. Empty when every kept count is exact.
+ * Every count the module keeps that differs from a real count(*) of referrals, one line each: per referrer, the total
+ * of source leads, and source leads per block of ids. Empty when every kept count is exact.
  */
 export async function countDrift(sql: pg.Pool | pg.Client): Promise<string[]> {
   const { rows } = await sql.query<{ drift: string }>(

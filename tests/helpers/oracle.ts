@@ -41,7 +41,10 @@ export interface ExpectedLead {
 }
 
 export const MAX_BODY = 1024 * 1024;
-/** docs/decisions.md, "Bounded refusals": arrays and objects nested deeper than this are refused before anything else is read. */
+/**
+ * docs/decisions.md, "Bounded refusals": arrays and objects nested deeper than this are refused before anything else is
+ * read.
+ */
 export const MAX_NESTING = 32;
 export const KNOWN_FIELDS = [
   "leadName",

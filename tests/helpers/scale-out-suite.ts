@@ -157,7 +157,8 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
         expect([...answered]).toEqual([rows[0].id]);
       }
 
-      // Every 201 has all its rows: the lead customer, the workflow record with its referrer and agent, one audit entry.
+      // Every 201 has all its rows: the lead customer, the workflow record with its referrer and agent, one audit
+      // entry.
       const { rows } = await sql.query<{
         id: number;
         lead_customer_id: string;

@@ -199,7 +199,9 @@ describe("typed client retry rules", () => {
   });
 });
 
-/** A server in front of the real one that adds `extra` to every 200 body it passes on (and, if given, changes it more). */
+/**
+ * A server in front of the real one that adds `extra` to every 200 body it passes on (and, if given, changes it more).
+ */
 async function addingProxy(change: (body: Record<string, unknown>) => Record<string, unknown> = (b) => b) {
   return standIn(async (req, res) => {
     const upstream = await fetch(new URL(req.url!, server.baseUrl), {

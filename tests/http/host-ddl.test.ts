@@ -26,7 +26,9 @@ const post = () =>
     }),
   });
 
-/** Rounds of concurrent requests: more than the pool has connections, so every connection serves (and prepares) them. */
+/**
+ * Rounds of concurrent requests: more than the pool has connections, so every connection serves (and prepares) them.
+ */
 async function rounds(path: string, count: number): Promise<number[][]> {
   const result: number[][] = [];
   for (let i = 0; i < count; i++)

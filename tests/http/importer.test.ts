@@ -86,14 +86,20 @@ function startImport(
 
 const runImport = (file: string, args: string[] = [], baseUrl?: string) => startImport(file, args, baseUrl).done;
 
-/** runImport, but an importer still running after `ms` is killed (code -1): a hang fails the test instead of stalling it. */
+/**
+ * runImport, but an importer still running after `ms` is killed (code -1): a hang fails the test instead of stalling
+ * it.
+ */
 function runImportWithin(ms: number, file: string, args: string[] = [], baseUrl?: string) {
   const child = startImport(file, args, baseUrl);
   const timer = setTimeout(() => child.kill("SIGKILL"), ms);
   return child.done.finally(() => clearTimeout(timer));
 }
 
-/** Writes `bytes` into each FIFO once every one has a reader, then closes them all: their readers see the input complete together. */
+/**
+ * Writes `bytes` into each FIFO once every one has a reader, then closes them all: their readers see the input complete
+ * together.
+ */
 async function releaseTogether(fifos: string[], bytes: Buffer): Promise<void> {
   const writers: number[] = [];
   for (const fifo of fifos) {

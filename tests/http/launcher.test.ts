@@ -10,10 +10,10 @@ import { makeClone, startLauncher, type Clone, type Launcher } from "../helpers/
 import { listeningPid } from "../helpers/process-tree";
 
 /**
- * The launcher (`npm start` / `npm run serve`) as an operator runs it, each test
- * in a clone of its own with its own embedded PostgreSQL: shutdown drains Next before the database stops, the death of either process
- * ends the launcher with exit 1, a killed launcher leaves nothing that blocks the
- * next start, and every failure is one sentence saying what to do.
+ * The launcher (`npm start` / `npm run serve`) as an operator runs it, each test in a clone of its own with its own
+ * embedded PostgreSQL: shutdown drains Next before the database stops, the death of either process ends the launcher
+ * with exit 1, a killed launcher leaves nothing that blocks the next start, and every failure is one sentence saying
+ * what to do.
  */
 let clone: Clone;
 const launchers: Launcher[] = [];

@@ -12,7 +12,10 @@ import { serverForThisFile } from "../helpers/server";
  */
 const running = serverForThisFile();
 
-/** Sends headers announcing 1,000 bytes, then one byte every 2 s; resolves with what came back and when the server closed. */
+/**
+ * Sends headers announcing 1,000 bytes, then one byte every 2 s; resolves with what came back and when the server
+ * closed.
+ */
 function slowPost(headers: string[]): Promise<{ answer: string; closedAfterMs: number }> {
   const { port } = new URL(running.server.baseUrl);
   return new Promise((resolve, reject) => {

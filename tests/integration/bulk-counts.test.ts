@@ -5,9 +5,9 @@ import { countDrift, sourceListVersion } from "../helpers/kept-counts";
 
 /**
  * The kept counts follow the host's set-based writes: on referrals one trigger per statement and event, reading the
- * statement's transition tables, so a statement of N rows costs time linear in N (the ratio to the same statement without the
- * triggers is measured by `npm run bench`, hostBulk*OverBare100k). After bulk inserts, updates of referrers and ids,
- * deletes and concurrent writers, every kept count equals count(*).
+ * statement's transition tables, so a statement of N rows costs time linear in N (the ratio to the same statement
+ * without the triggers is measured by `npm run bench`, hostBulk*OverBare100k). After bulk inserts, updates of referrers
+ * and ids, deletes and concurrent writers, every kept count equals count(*).
  */
 let db: TestDatabase;
 

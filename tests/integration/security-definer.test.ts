@@ -65,7 +65,8 @@ describe("the module's SECURITY DEFINER functions", () => {
     const versionBefore = await sourceListVersion(db.sql);
     const role = `host_app_${randomBytes(4).toString("hex")}`;
     await adminQuery(`CREATE ROLE ${role} LOGIN PASSWORD 'host'`);
-    // A host application role: it writes the host's tables and, like every role by default, may create temporary tables.
+    // A host application role: it writes the host's tables and, like every role by default, may create temporary
+    // tables.
     await db.sql.query(`GRANT USAGE ON SCHEMA public TO ${role};
       GRANT SELECT, INSERT ON customers, referrals TO ${role};
       GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role};

@@ -12,8 +12,8 @@ import { createDatabaseClient } from "@/lib/db/connect";
 import { adminQuery, databaseUrl } from "../helpers/db";
 
 /**
- * The source-name key (decisions.md 13, docs/decisions.md, "The source-name key"): one rule in JavaScript and in the migration's SQL
- * twin, the same on a database whose LC_CTYPE is C and on one with a UTF-8 locale.
+ * The source-name key (decisions.md 13, docs/decisions.md, "The source-name key"): one rule in JavaScript and in the
+ * migration's SQL twin, the same on a database whose LC_CTYPE is C and on one with a UTF-8 locale.
  */
 
 const LOCALES = ["C", "C.UTF-8"] as const;

@@ -135,7 +135,8 @@ describe("kill -9 of one server process and of PgBouncer under POST load through
   }, 300_000);
 });
 
-// After the crash test, whose invariant (no orphans) holds for the whole database: this suite adds bulk rows of its own.
+// After the crash test, whose invariant (no orphans) holds for the whole database: this suite adds bulk rows of its
+// own.
 scaleOutSuite(
   `three processes behind HAProxy on PgBouncer (transaction mode, ${POOLER_POOL_SIZE} server connections)`,
   () => ({

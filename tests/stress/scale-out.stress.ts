@@ -3,7 +3,9 @@ import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { scaleOutSuite } from "../helpers/scale-out-suite";
 import { startServer, type RunningServer } from "../helpers/server";
 
-/** Two production server processes on one database, each with its own pool, as a host runs them behind a load balancer. */
+/**
+ * Two production server processes on one database, each with its own pool, as a host runs them behind a load balancer.
+ */
 let db: TestDatabase;
 let servers: RunningServer[];
 

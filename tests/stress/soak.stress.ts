@@ -98,7 +98,8 @@ describe("soak", () => {
     `serves mixed load at half its maximum for ${SOAK_MINUTES} min without errors or memory growth`,
     async () => {
       const pid = nextServerPid(server.baseUrl);
-      // Warm up first (JIT, connection pool, caches), so that the first minute measures a running server, not its start.
+      // Warm up first (JIT, connection pool, caches), so that the first minute measures a running server, not its
+      // start.
       const warmup = await drive(WARMUP_SECONDS);
       const max = await drive(MEASURE_SECONDS);
       expect({ warmup: warmup.failed, max: max.failed }).toEqual({ warmup: NO_FAILURES, max: NO_FAILURES });

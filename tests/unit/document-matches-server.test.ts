@@ -92,7 +92,10 @@ async function expectAgreement(field: string, values: fc.Arbitrary<unknown>, run
 
 const p = request.properties;
 const MOBILE_PREFIX = fc.constantFrom("", "+", "+6", "+60", "+06", "60", "6", "0", "00", "1", "2", "(0", "-");
-/** A prefix, 7 to 13 digits (the canonical rule allows 9 to 11 after 60), and a few formatting (or not formatting) characters spliced in anywhere. */
+/**
+ * A prefix, 7 to 13 digits (the canonical rule allows 9 to 11 after 60), and a few formatting (or not formatting)
+ * characters spliced in anywhere.
+ */
 const MOBILE = fc
   .tuple(
     MOBILE_PREFIX,
@@ -191,7 +194,8 @@ describe("the document and the server agree on GET /api/leads's query", () => {
     await fc.assert(
       fc.property(fc.oneof(fromPattern(parameter("referrer").schema.pattern), nearBounds(2, 120)), (value) => {
         const query = new URLSearchParams({ referrer: value });
-        // The document judges the value the server decodes (a URL carries UTF-8: an unpaired surrogate arrives as U+FFFD).
+        // The document judges the value the server decodes (a URL carries UTF-8: an unpaired surrogate arrives as
+        // U+FFFD).
         const sent = new URLSearchParams(query.toString()).get("referrer")!;
         expect({ sent, accepted: serverAccepts(query) }).toEqual({ sent, accepted: referrerAccepts(sent) });
       }),

@@ -287,7 +287,8 @@ describe("OpenAPI document: operations", () => {
       }
       expect(documented.sort(), `${method} ${at}`).toEqual([...EXPECTED_CODES[key]].sort());
     }
-    // One Error schema with one ErrorCode enum for every error response; issues exactly where the code is INVALID_INPUT.
+    // One Error schema with one ErrorCode enum for every error response; issues exactly where the code is
+    // INVALID_INPUT.
     const { Error: error, ErrorCode: errorCode } = doc.components.schemas;
     expect(errorCode.enum).toEqual(Object.keys(ERROR_STATUS));
     expect(error).toMatchObject({

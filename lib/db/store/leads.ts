@@ -102,7 +102,9 @@ export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Prisma.S
     FROM referral, referrer`;
 }
 
-/** Runs insertLeadSql as a named prepared statement; null when the referrer named no account and nothing was written. */
+/**
+ * Runs insertLeadSql as a named prepared statement; null when the referrer named no account and nothing was written.
+ */
 export async function insertLead(db: Db, lead: NewLeadRow, referrer: ReferrerRow): Promise<InsertedLeadRow | null> {
   const [row] = await queryPrepared<InsertedLeadRow>(db, insertLeadSql(lead, referrer));
   return row ?? null;
@@ -111,7 +113,9 @@ export async function insertLead(db: Db, lead: NewLeadRow, referrer: ReferrerRow
 /** The leads of one source account, or of every source account. */
 export type LeadFilter = { sourceId: string } | "all sources";
 
-/** A page row: the generated Referral type for the fields asked, with its referrer's name and its agent's platform id. */
+/**
+ * A page row: the generated Referral type for the fields asked, with its referrer's name and its agent's platform id.
+ */
 export type LeadPageRow<F extends keyof Referral> = Pick<Referral, F | "id" | "referrerCustomerId"> & {
   referrerName: string;
   agentPlatformId: string | null;

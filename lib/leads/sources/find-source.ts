@@ -8,7 +8,10 @@ export function toSource(row: SourceRow): Source {
   return { id: row.id, name: row.name, type: row.sourceType === "ads" ? "ads" : "other" };
 }
 
-/** A referrer string as the store looks it up: the string, and the key of it as a name (case and repeated spaces ignored). */
+/**
+ * A referrer string as the store looks it up: the string, and the key of it as a name (case and repeated spaces
+ * ignored).
+ */
 export function sourceLookup(nameOrId: string): SourceLookup {
   return { nameOrId, key: sourceKey(nameOrId) };
 }
