@@ -17,12 +17,13 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
       "lib/runtime/node-instrumentation.ts",
       "lib/startup/",
       "lib/tracing.ts",
+      "lib/metrics.ts",
       "lib/settings.mjs",
       "lib/settings.d.mts",
     ],
     what:
       "The start-up work (numeric settings checked, migrations, configured sources) before the first request; " +
-      "tracing when configured.",
+      "tracing and metrics when configured.",
   },
   {
     paths: ["lib/runtime/next-server-preload.mjs", "lib/runtime/method-guard.mjs", "lib/runtime/server-timeouts.mjs"],
