@@ -174,11 +174,15 @@ describe("start-up while another session holds the migrations' lock", () => {
     // Waiting: the server answers liveness, and the database preparation is a child of the launcher.
     const run = await launchWaiting();
     try {
-      const { rows } = await db.sql.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted",
-        [LOCK],
-      );
-      expect(rows[0].n).toBeGreaterThan(0);
+      // Liveness can answer before the preparation child, started beside Next, reaches the lock.
+      const waiting = async () => {
+        const { rows } = await db.sql.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted",
+          [LOCK],
+        );
+        return rows[0].n > 0;
+      };
+      expect(await until(waiting, 60_000), run.output()).toBe(true);
       const processes = descendants(run.pid);
       expect(processes.length).toBeGreaterThanOrEqual(2);
       const sent = Date.now();
