@@ -2,6 +2,7 @@ import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { PrismaInstrumentation } from "@prisma/instrumentation";
 import { registerOTel } from "@vercel/otel";
+import { withoutKeys } from "@/lib/api/log";
 
 /**
  * OpenTelemetry for the server process (docs/operating.md, "Tracing"): Next's own request and
@@ -21,13 +22,16 @@ export function registerTracing(): void {
 
 /**
  * Next puts the request target, query string included, on its request span; a query
- * string may hold a misplaced key, so spans keep only the path (as the access log does).
+ * string may hold a misplaced key, so spans keep only the path, and a path segment holding a key is redacted (as the
+ * access log does).
  */
 class WithoutQueryString implements SpanProcessor {
   onStart(span: Span, _context: Context): void {
     const target = span.attributes["http.target"];
-    const query = typeof target === "string" ? target.indexOf("?") : -1;
-    if (query >= 0) span.setAttribute("http.target", (target as string).slice(0, query));
+    if (typeof target !== "string") return;
+    const query = target.indexOf("?");
+    const path = withoutKeys(query >= 0 ? target.slice(0, query) : target);
+    if (path !== target) span.setAttribute("http.target", path);
   }
 
   onEnd(_span: ReadableSpan): void {}

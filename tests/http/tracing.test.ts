@@ -161,4 +161,20 @@ describe("tracing over OTLP/HTTP", () => {
     ]);
     expect(JSON.stringify(found)).not.toContain(TEST_KEY);
   });
+
+  it("keeps a key pasted into the path out of the spans of a GET", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const response = await fetch(`${server.baseUrl}/api/leads/${TEST_KEY}`, {
+      headers: {
+        authorization: `Bearer ${TEST_KEY}`,
+        traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01`,
+      },
+    });
+    expect(response.status).toBe(404);
+    const found = await spansOf(traceId, (s) => s.some((x) => attribute(x, "http.target")));
+    expect(found.filter((s) => attribute(s, "http.target")).map((s) => attribute(s, "http.target"))).toEqual([
+      "/api/leads/[redacted]",
+    ]);
+    expect(JSON.stringify(found)).not.toContain(TEST_KEY);
+  });
 });
