@@ -15,7 +15,7 @@ export interface RunningServer {
 /**
  * Starts the production build as the README says (`npm run serve`, i.e.
  * lib/runtime/start.mjs --no-build) on a free port against the given database, and
- * waits until it answers (on `port` if given, e.g. to restart a killed server at the
+ * waits until it is ready (on `port` if given, e.g. to restart a killed server at the
  * same address). `npm test` builds before the tests run.
  */
 export async function startServer(
@@ -31,6 +31,19 @@ export async function startServer(
     { PORT: String(port), DATABASE_URL: databaseUrl, LEADS_API_KEY: TEST_KEY, LEADS_ACCESS_LOG: "on", ...env },
     `${baseUrl}/api/leads/sources`,
   );
+  // Next answers before its start-up work (migrations, configured sources) is done; tests start after it.
+  for (const deadline = Date.now() + 60_000; ;) {
+    const ready = await fetch(`${baseUrl}/api/health/ready`).then(
+      (response) => response.status,
+      () => null,
+    );
+    if (ready === 200) break;
+    if (Date.now() > deadline) {
+      await group.stop();
+      throw new Error(`The server did not become ready within 60 s\n${group.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return { baseUrl, pid: group.pid, output: group.output, stop: group.stop };
 }
 
