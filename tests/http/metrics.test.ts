@@ -1,8 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +9,7 @@ import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/proces
 import { call, TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { sendRaw } from "../helpers/raw-http";
+import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
@@ -33,27 +32,17 @@ let metricsUrl: string;
 let prometheus: ProcessGroup;
 let prometheusUrl: string;
 let workdir: string;
-let receiver: Server;
-const exports: string[] = [];
+let receiver: OtlpReceiver;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      if (req.url === "/v1/metrics") exports.push(body);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiver = await startOtlpReceiver("/v1/metrics");
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   db = await createTestDatabase({ use: false });
   server = await startServer(db.url, {
     LEADS_METRICS_PORT: String(metricsPort),
     LEADS_RATE_LIMIT_CREATE: `${CREATE_LIMIT}/hour`,
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_METRIC_EXPORT_INTERVAL: "500",
   });
@@ -80,7 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await prometheus?.stop();
   await server?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   await db?.sql.end();
   if (workdir) await rm(workdir, { recursive: true, force: true });
 });
@@ -275,12 +264,12 @@ describe("metrics", () => {
     const deadline = Date.now() + 15_000;
     let count: number | undefined;
     while (Date.now() < deadline) {
-      count = createdCountIn(exports.at(-1));
+      count = createdCountIn(receiver.bodies.at(-1));
       if (count === 5) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(count).toBe(5);
-    expect(exports.join("")).not.toContain(TEST_KEY);
+    expect(receiver.bodies.join("")).not.toContain(TEST_KEY);
   });
 });
 

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
@@ -22,24 +21,13 @@ interface Span {
 
 let db: TestDatabase;
 let server: RunningServer;
-let receiver: Server;
-const exports: string[] = [];
+let receiver: OtlpReceiver;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      if (req.url === "/v1/traces") exports.push(body);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const { port } = receiver.address() as AddressInfo;
+  receiver = await startOtlpReceiver("/v1/traces");
   db = await createTestDatabase({ use: false });
   server = await startServer(db.url, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_BSP_SCHEDULE_DELAY: "100",
   });
@@ -47,12 +35,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver?.close();
   await db.sql.end();
 });
 
 function spans(): Span[] {
-  return exports.flatMap((body) =>
+  return receiver.bodies.flatMap((body) =>
     (JSON.parse(body).resourceSpans ?? []).flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans as Span[])),
   );
 }
