@@ -2,20 +2,26 @@
 // Next reports some real problems (a Node.js API in code compiled for the Edge runtime) only as a warning.
 import { spawn } from "node:child_process";
 
-const WARNING = /^\s*(?:⚠|warning\b)|\bbuild encountered \d+ warnings?\b/im;
+const WARNING = /^\s*(?:⚠|warning\b)|\bbuild encountered \d+ warnings?\b/i;
+// A fresh clone has no `.next/cache` yet: that notice is about the machine, not the code.
+const ABOUT_THE_MACHINE = /No build cache found/;
 const child = spawn("next", ["build"], { stdio: ["inherit", "pipe", "pipe"] });
-let output = "";
 let warned = false;
 for (const [stream, sink] of [
   [child.stdout, process.stdout],
   [child.stderr, process.stderr],
 ]) {
+  let partial = "";
+  const check = (line) => {
+    if (WARNING.test(line) && !ABOUT_THE_MACHINE.test(line)) warned = true;
+  };
   stream.on("data", (chunk) => {
     sink.write(chunk);
-    // A line may arrive in two chunks: the last few kilobytes are kept to be checked with the next one.
-    output = (output + chunk.toString()).slice(-4096);
-    if (WARNING.test(output)) warned = true;
+    const lines = (partial + chunk.toString()).split("\n");
+    partial = lines.pop().slice(-4096);
+    lines.forEach(check);
   });
+  stream.on("end", () => check(partial));
 }
 child.on("close", (code, signal) => {
   if (code !== 0) process.exit(code ?? 1);
