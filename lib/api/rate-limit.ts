@@ -4,7 +4,7 @@ import { ApiError } from "@/lib/api/errors";
 import { logRateLimitFailure } from "@/lib/api/log";
 import { observer } from "@/lib/db/observer";
 import { database } from "@/lib/db/prisma";
-import { countRequest } from "@/lib/db/store/rate-limits";
+import { claimRequests } from "@/lib/db/store/rate-limits";
 
 /** The limited operations: lead creation (POST) and the reads (the GET data operations), each with its own budget. */
 export type LimitedOperation = "create" | "read";
@@ -46,7 +46,10 @@ let parsed: { create?: string; read?: string; limits: Partial<Record<LimitedOper
 
 function currentLimits(): Partial<Record<LimitedOperation, RateLimit>> {
   const { LEADS_RATE_LIMIT_CREATE: create, LEADS_RATE_LIMIT_READ: read } = process.env;
-  if (parsed?.create !== create || parsed?.read !== read || !parsed) parsed = { create, read, limits: rateLimitsOf() };
+  if (parsed?.create !== create || parsed?.read !== read || !parsed) {
+    parsed = { create, read, limits: rateLimitsOf() };
+    keys.clear(); // shares claimed under other limits
+  }
   return parsed.limits;
 }
 
@@ -66,34 +69,94 @@ export class RateLimited extends ApiError {
 }
 
 /**
+ * A process claims its key's budget from PostgreSQL in shares of 1% of the limit (at least one request), so a busy
+ * key costs one upsert per share, not per request; the price is that a window may end with up to a share unused in
+ * each other process (docs/operating.md, "Rate limits").
+ */
+const SHARES_PER_LIMIT = 100;
+
+/** What this process holds of a key's budget for one operation: requests left to admit, until the window ends. */
+interface Lease {
+  left: number;
+  /** Date.now() at which the window ends, taken from before the claim was sent so it never runs late. */
+  windowEnds: number;
+  /** PostgreSQL granted nothing: the window's budget is spent by every process together. */
+  spent: boolean;
+}
+
+interface KeyState {
+  digest: Buffer;
+  leases: Partial<Record<LimitedOperation, Lease>>;
+  /** The claim in flight per operation, which every request that finds no share left waits for. */
+  claims: Partial<Record<LimitedOperation, Promise<boolean>>>;
+}
+
+// Per key value (the current and the previous key), cleared when the limits change.
+const keys = new Map<string, KeyState>();
+
+/**
  * Counts a request of a limited operation against its key's budget, shared by every process through PostgreSQL;
- * throws RateLimited when the budget is spent. A key is counted by its digest, never stored. When the count cannot
- * be stored the request passes (a limiter failure must not stop the service), and the failure is logged by kind.
+ * throws RateLimited when the budget is spent. A key is counted by its digest, never stored. When a share cannot be
+ * claimed the request passes (a limiter failure must not stop the service), and the failure is logged by kind.
  */
 export async function admit(operation: LimitedOperation, key: MatchedKey, requestId: string): Promise<void> {
   const limit = currentLimits()[operation];
   if (!limit) return;
-  let counted;
-  try {
-    counted = await countRequest(database(), keyDigestOf(key), operation, limit.requests, limit.periodSeconds);
-  } catch (error) {
-    logRateLimitFailure(requestId, operation, error);
-    return;
+  const state = keyStateOf(key);
+  for (;;) {
+    const lease = state.leases[operation];
+    const now = Date.now();
+    if (lease && now < lease.windowEnds) {
+      if (lease.left > 0) {
+        lease.left--;
+        return;
+      }
+      if (lease.spent) {
+        observer()?.rateLimited(operation);
+        throw new RateLimited(operation, limit, (lease.windowEnds - now) / 1000);
+      }
+    }
+    const claim = (state.claims[operation] ??= claimShare(state, operation, limit, requestId).finally(() => {
+      delete state.claims[operation];
+    }));
+    if (!(await claim)) return;
   }
-  if (counted.admitted) return;
-  observer()?.rateLimited(operation);
-  throw new RateLimited(operation, limit, counted.secondsLeft);
 }
 
-// Per key value, not per request; a label keeps this digest apart from any other use of SHA-256 over the key.
-const digests = new Map<string, Buffer>();
-
-function keyDigestOf(key: MatchedKey): Buffer {
-  const secret = (key === "current" ? process.env.LEADS_API_KEY : process.env.LEADS_API_KEY_PREVIOUS) ?? "";
-  let digest = digests.get(secret);
-  if (digest === undefined) {
-    if (digests.size >= 2) digests.clear(); // the current and the previous key
-    digests.set(secret, (digest = createHash("sha256").update(`lead-intake-rate-limit:${secret}`).digest()));
+/** Claims the next share into the key's lease; false when it could not be stored (logged), so requests pass. */
+async function claimShare(
+  state: KeyState,
+  operation: LimitedOperation,
+  limit: RateLimit,
+  requestId: string,
+): Promise<boolean> {
+  const sentAt = Date.now();
+  const share = Math.max(1, Math.floor(limit.requests / SHARES_PER_LIMIT));
+  try {
+    const { granted, secondsLeft } = await claimRequests(
+      database(),
+      state.digest,
+      operation,
+      limit.requests,
+      limit.periodSeconds,
+      share,
+    );
+    state.leases[operation] = { left: granted, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };
+    return true;
+  } catch (error) {
+    logRateLimitFailure(requestId, operation, error);
+    return false;
   }
-  return digest;
+}
+
+function keyStateOf(key: MatchedKey): KeyState {
+  const secret = (key === "current" ? process.env.LEADS_API_KEY : process.env.LEADS_API_KEY_PREVIOUS) ?? "";
+  let state = keys.get(secret);
+  if (state === undefined) {
+    if (keys.size >= 2) keys.clear(); // the current and the previous key
+    // A label keeps this digest apart from any other use of SHA-256 over the key.
+    const digest = createHash("sha256").update(`lead-intake-rate-limit:${secret}`).digest();
+    keys.set(secret, (state = { digest, leases: {}, claims: {} }));
+  }
+  return state;
 }

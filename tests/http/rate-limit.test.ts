@@ -122,7 +122,8 @@ describe("rate limits shared by two processes", () => {
   it("lets requests pass when the limiter's table fails, and logs the failure by kind", async () => {
     await db.sql.query("ALTER TABLE lead_rate_limit_counts RENAME TO lead_rate_limit_counts_away");
     try {
-      const res = await call("POST", "/api/leads", { baseUrl: servers[0].baseUrl, body: lead(200) });
+      // The previous key: this process holds no share of its budget yet, so it must claim one.
+      const res = await call("POST", "/api/leads", { baseUrl: servers[0].baseUrl, body: lead(200), key: PREVIOUS_KEY });
       expect(res.status).toBe(201);
       const deadline = Date.now() + 5_000;
       while (!servers[0].output().includes('"msg":"rate limit not counted"') && Date.now() < deadline)
@@ -146,6 +147,43 @@ describe("rate limits shared by two processes", () => {
       "create",
       CREATE_LIMIT,
     );
+  });
+});
+
+describe("a limit claimed in shares by two processes", () => {
+  const LIMIT = 300;
+  const SHARE = LIMIT / 100;
+  let pair: RunningServer[];
+
+  beforeAll(async () => {
+    const env = { LEADS_RATE_LIMIT_CREATE: `${LIMIT}/hour` };
+    pair = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all((pair ?? []).map((server) => server.stop()));
+  });
+
+  it("creates the limit of leads less at most one share the other process holds, never more, and refuses the rest", async () => {
+    await db.sql.query("TRUNCATE lead_rate_limit_counts");
+    const before = await leadCount();
+    const answers: ApiResponse[] = [];
+    for (let n = 0; n < LIMIT + 8 * SHARE; n += 4) {
+      answers.push(
+        ...(await Promise.all(
+          [0, 1, 2, 3].map((i) =>
+            call("POST", "/api/leads", { baseUrl: pair[(n + i) % 2].baseUrl, body: lead(1000 + n + i) }),
+          ),
+        )),
+      );
+    }
+    const created = answers.filter((res) => res.status === 201).length;
+    expect(created).toBeLessThanOrEqual(LIMIT);
+    expect(created).toBeGreaterThanOrEqual(LIMIT - SHARE);
+    for (const res of answers.filter((r) => r.status !== 201)) expectLimited(res, "create", LIMIT);
+    expect(await leadCount()).toBe(before + created);
+    const { rows } = await db.sql.query<{ hits: number }>("SELECT hits FROM lead_rate_limit_counts");
+    expect(rows).toEqual([{ hits: LIMIT + SHARE }]);
   });
 });
 
