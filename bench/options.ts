@@ -1,5 +1,5 @@
 // The server CPU the service's optional features cost per POST at 16 connections: a rate limit set too high ever to
-// refuse (one upsert per request) and metrics with both exporters configured (a Prometheus scrape every second and
+// refuse (one upsert per share of 1% of it) and metrics with both exporters configured (a Prometheus scrape every second and
 // OTLP/HTTP metrics every second to a sink here), each over the same service with neither, three processes on one
 // database taken in turn (bench/run.ts calls it; `options` and ratios.postServerCpuRateLimitedOverPlainAt16 and
 // postServerCpuMetricsOverPlainAt16 in bench/results/latest.json). `npx tsx bench/options.ts` runs it alone.
@@ -31,7 +31,8 @@ export interface OptionFigures {
 
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_POST_SECONDS ?? 6);
-const ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
+// Five, not the POST runs' three: both ratios sit near 1, where one run's 10% between processes would decide them.
+const ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 5);
 const VARIANTS = ["plain", "rateLimited", "metrics"] as const;
 
 export async function measureOptions(databaseUrl: string, databaseDir: string): Promise<OptionFigures> {
