@@ -5,6 +5,7 @@ import { observeWith } from "@/lib/db/observer";
 import { poolStateOf } from "@/lib/db/prepared";
 import { database } from "@/lib/db/prisma";
 import { readBudgetOf } from "@/lib/db/read-budget";
+import { metricsPortOf } from "@/lib/settings.mjs";
 
 /** The semantic conventions' buckets for http.server.request.duration, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -12,18 +13,6 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
  * The semantic conventions' pool metrics as of 1.24 (`db.client.connection.count` would end in `_count` in Prometheus).
  */
 const POOL = { "pool.name": "lead-intake" };
-
-/** LEADS_METRICS_PORT as a port number, or undefined when unset; a value that is no port throws one sentence. */
-export function metricsPortOf(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const value = env.LEADS_METRICS_PORT?.trim();
-  if (!value) return undefined;
-  const port = Number(value);
-  if (!/^[0-9]+$/.test(value) || port < 1 || port > 65535)
-    throw new Error(`LEADS_METRICS_PORT must be a port number from 1 to 65535 (got "${value.slice(0, 40)}")`);
-  if (value === (env.PORT ?? "3000"))
-    throw new Error("LEADS_METRICS_PORT must differ from PORT: metrics are never served on the application's port");
-  return port;
-}
 
 /**
  * Metrics through OpenTelemetry's metrics API (docs/operating.md, "Metrics"): a Prometheus scrape endpoint of its own

@@ -17,3 +17,15 @@ export function numericSetting<Name extends NumericSetting>(
   name: Name,
   env?: Env,
 ): (typeof NUMERIC_SETTINGS)[Name]["fallback"] | number;
+export type LimitedOperation = "create" | "read";
+export interface RateLimit {
+  requests: number;
+  periodSeconds: number;
+}
+export const RATE_LIMIT_VARIABLES: Record<LimitedOperation, string>;
+export function rateLimitsOf(env?: Env): Partial<Record<LimitedOperation, RateLimit>>;
+export function metricsPortOf(env?: Env): number | undefined;
+export function settingsProblem(env?: Env): string | undefined;
+export function refuseDataOperations(): void;
+export function dataOperationsRefused(): boolean;
+export function untilConfigured(problem: string): string;

@@ -1,6 +1,7 @@
-// The one home of every numeric setting read from the environment: its default and the whole numbers it may be.
-// Checked at start by the launcher (lib/runtime/start.mjs) and by `next start` itself (instrumentation.ts), so a
-// mistyped value stops the start in one sentence instead of running on as NaN.
+// The one home of every setting read from the environment that can be mistyped: the numeric ones (default and range),
+// the rate limits and the metrics port. Checked at start by the launcher (lib/runtime/start.mjs), which refuses to
+// start, and by `next start` itself (instrumentation.ts), which leaves a host's pages serving and the data operations
+// answering 503 API_NOT_CONFIGURED: either way one sentence, never a NaN.
 
 /** Each numeric variable, its default (undefined: derived from another, see README) and its range. */
 export const NUMERIC_SETTINGS = {
@@ -37,4 +38,72 @@ function problemOf(name, value) {
     `${name} is ${JSON.stringify(shown)}, not a whole number from ${min} to ${max}; ` +
     "set it to one, or unset it for the default, and start again"
   );
+}
+
+/** The rate limits' variables (lib/api/rate-limit.ts): lead creation (POST) and the reads (the GET operations). */
+export const RATE_LIMIT_VARIABLES = { create: "LEADS_RATE_LIMIT_CREATE", read: "LEADS_RATE_LIMIT_READ" };
+const PERIODS = { s: 1, sec: 1, second: 1, min: 60, minute: 60, h: 3600, hour: 3600 };
+const LIMIT = /^([1-9][0-9]{0,8})\/(s|sec|second|min|minute|h|hour)$/;
+
+/**
+ * The rate limits set (off when unset or empty); a value that is not `<requests>/<s|min|hour>` throws one sentence
+ * naming the variable.
+ */
+export function rateLimitsOf(env = process.env) {
+  const limits = {};
+  for (const [operation, variable] of Object.entries(RATE_LIMIT_VARIABLES)) {
+    const value = env[variable]?.trim();
+    if (!value) continue;
+    const match = LIMIT.exec(value);
+    if (!match) {
+      throw new Error(
+        `${variable} must be a number of requests per second, minute or hour, such as 600/min (got "${value.slice(0, 40)}")`,
+      );
+    }
+    limits[operation] = { requests: Number(match[1]), periodSeconds: PERIODS[match[2]] };
+  }
+  return limits;
+}
+
+/** LEADS_METRICS_PORT as a port number, or undefined when unset; a value that is no port throws one sentence. */
+export function metricsPortOf(env = process.env) {
+  const value = env.LEADS_METRICS_PORT?.trim();
+  if (!value) return undefined;
+  const port = Number(value);
+  if (!/^[0-9]+$/.test(value) || port < 1 || port > 65535)
+    throw new Error(`LEADS_METRICS_PORT must be a port number from 1 to 65535 (got "${value.slice(0, 40)}")`);
+  if (value === (env.PORT ?? "3000"))
+    throw new Error("LEADS_METRICS_PORT must differ from PORT: metrics are never served on the application's port");
+  return port;
+}
+
+/** One sentence refusing the first setting that cannot be read (numeric, rate limit, metrics port), or undefined. */
+export function settingsProblem(env = process.env) {
+  const numeric = numericSettingsProblem(env);
+  if (numeric) return numeric;
+  try {
+    rateLimitsOf(env);
+    metricsPortOf(env);
+  } catch (error) {
+    return error.message;
+  }
+  return undefined;
+}
+
+/** What a host's `next start` says at start when the data operations will answer 503 API_NOT_CONFIGURED. */
+export function untilConfigured(problem) {
+  return `${problem}; until then the lead intake API answers 503 API_NOT_CONFIGURED`;
+}
+
+// Under a registered symbol: Next gives instrumentation.ts and each route their own copy of this module.
+const UNREADABLE = Symbol.for("lead-intake-service.unreadable-setting");
+
+/** For a host's `next start` (instrumentation.ts): a setting could not be read, so the data operations answer 503. */
+export function refuseDataOperations() {
+  globalThis[UNREADABLE] = true;
+}
+
+/** Whether instrumentation.ts found a setting it could not read (lib/api/auth.ts answers 503 API_NOT_CONFIGURED). */
+export function dataOperationsRefused() {
+  return globalThis[UNREADABLE] === true;
 }

@@ -1,6 +1,7 @@
 // The one rule for how long a configured key must be: the launcher (lib/runtime/start.mjs) refuses to start with a
 // shorter one; inside a host's own `next start` the data operations refuse it (lib/api/auth.ts), so the host's own
 // pages keep serving, and instrumentation.ts says so once at start.
+import { untilConfigured } from "../settings.mjs";
 
 /**
  * 32 characters carry 128 bits even as hex (192 as base64), beyond guessing at any request rate; the launcher's
@@ -30,5 +31,5 @@ export function unusableKeyProblem(env = process.env) {
   const problem = env.LEADS_API_KEY
     ? shortKeyProblem(env)
     : `LEADS_API_KEY is not set; set a random key of at least ${MIN_KEY_LENGTH} characters (for example from: openssl rand -base64 32) and start again`;
-  return problem && `${problem}; until then the lead intake API answers 503 API_NOT_CONFIGURED`;
+  return problem && untilConfigured(problem);
 }

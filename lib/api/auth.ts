@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError } from "@/lib/api/errors";
 import { MIN_KEY_LENGTH } from "@/lib/api/api-key.mjs";
+import { dataOperationsRefused } from "@/lib/settings.mjs";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
@@ -22,7 +23,8 @@ export type MatchedKey = "current" | "previous";
 
 /**
  * Spec "Authentication": 503 API_NOT_CONFIGURED without a server key (a key under MIN_KEY_LENGTH counts as none,
- * for either variable: a host's `next start` serves its own pages with one), 401 without
+ * for either variable: a host's `next start` serves its own pages with one; so does one with a setting it could not
+ * read, lib/settings.mjs), 401 without
  * the right `Authorization: Bearer <key>` header. While LEADS_API_KEY_PREVIOUS is set
  * (docs/operating.md, "Key rotation") it is accepted too. Each key is compared in constant time
  * (both sides hashed to equal length first), and both are always compared, so timing
@@ -31,7 +33,12 @@ export type MatchedKey = "current" | "previous";
 export function authenticate(request: Request): MatchedKey {
   const current = process.env.LEADS_API_KEY;
   const previous = process.env.LEADS_API_KEY_PREVIOUS;
-  if (!current || current.length < MIN_KEY_LENGTH || (previous && previous.length < MIN_KEY_LENGTH)) {
+  if (
+    !current ||
+    current.length < MIN_KEY_LENGTH ||
+    (previous && previous.length < MIN_KEY_LENGTH) ||
+    dataOperationsRefused()
+  ) {
     throw new ApiError("API_NOT_CONFIGURED");
   }
   const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];

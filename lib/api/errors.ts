@@ -92,8 +92,8 @@ export const ERRORS = {
   },
   API_NOT_CONFIGURED: {
     status: 503,
-    message: "The API key is not configured on the server",
-    when: `The server's API key is not configured, or is shorter than ${MIN_KEY_LENGTH} characters.`,
+    message: "The lead intake API is not configured on the server",
+    when: `The server's API key is not configured, or is shorter than ${MIN_KEY_LENGTH} characters, or one of the service's settings cannot be read (the server's log names it once at start).`,
     retry: "Needs the administrator; retrying does not help until the server is configured.",
   },
   ASSIGNMENT_NOT_CONFIGURED: {

@@ -5,41 +5,7 @@ import { logRateLimitFailure } from "@/lib/api/log";
 import { observer } from "@/lib/db/observer";
 import { database } from "@/lib/db/prisma";
 import { claimRequests } from "@/lib/db/store/rate-limits";
-
-/** The limited operations: lead creation (POST) and the reads (the GET data operations), each with its own budget. */
-export type LimitedOperation = "create" | "read";
-
-export interface RateLimit {
-  requests: number;
-  periodSeconds: number;
-}
-
-const VARIABLES: Record<LimitedOperation, string> = {
-  create: "LEADS_RATE_LIMIT_CREATE",
-  read: "LEADS_RATE_LIMIT_READ",
-};
-const PERIODS: Record<string, number> = { s: 1, sec: 1, second: 1, min: 60, minute: 60, h: 3600, hour: 3600 };
-const LIMIT = /^([1-9][0-9]{0,8})\/(s|sec|second|min|minute|h|hour)$/;
-
-/**
- * The limits set in the environment (off when unset or empty); a value that is not `<requests>/<s|min|hour>` throws
- * one sentence naming the variable, which stops the start (instrumentation.ts).
- */
-export function rateLimitsOf(env: NodeJS.ProcessEnv = process.env): Partial<Record<LimitedOperation, RateLimit>> {
-  const limits: Partial<Record<LimitedOperation, RateLimit>> = {};
-  for (const operation of ["create", "read"] as const) {
-    const value = env[VARIABLES[operation]]?.trim();
-    if (!value) continue;
-    const match = LIMIT.exec(value);
-    if (!match) {
-      throw new Error(
-        `${VARIABLES[operation]} must be a number of requests per second, minute or hour, such as 600/min (got "${value.slice(0, 40)}")`,
-      );
-    }
-    limits[operation] = { requests: Number(match[1]), periodSeconds: PERIODS[match[2]] };
-  }
-  return limits;
-}
+import { rateLimitsOf, type LimitedOperation, type RateLimit } from "@/lib/settings.mjs";
 
 // Parsed again only when a variable's value changes (as tests change them in-process): two string compares a request.
 let parsed: { create?: string; read?: string; limits: Partial<Record<LimitedOperation, RateLimit>> } | undefined;

@@ -304,7 +304,7 @@ export type components = {
          *     - `INVALID_AGENT` (422): The assigned user does not exist or is not eligible for sales assignment.
          *     - `INVALID_REFERRER` (422): The referrer account ID (`referrer.customerId`) was not found.
          *     - `INTERNAL_ERROR` (500): The request could not be completed; internal details are omitted.
-         *     - `API_NOT_CONFIGURED` (503): The server's API key is not configured, or is shorter than 32 characters.
+         *     - `API_NOT_CONFIGURED` (503): The server's API key is not configured, or is shorter than 32 characters, or one of the service's settings cannot be read (the server's log names it once at start).
          *     - `ASSIGNMENT_NOT_CONFIGURED` (503): Assignment storage is not enabled in the host database (POST with `assignedAgentId`).
          *     - `RATE_LIMITED` (429): This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
          *     - `READS_BUSY` (503): Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
@@ -569,7 +569,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters.
+             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters, or one of the service's settings cannot be read (the server's log names it once at start).
              *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
@@ -762,7 +762,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters.
+             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters, or one of the service's settings cannot be read (the server's log names it once at start).
              *     - `ASSIGNMENT_NOT_CONFIGURED`: Assignment storage is not enabled in the host database (POST with `assignedAgentId`).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
@@ -863,7 +863,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters.
+             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters, or one of the service's settings cannot be read (the server's log names it once at start).
              *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.
@@ -998,7 +998,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters.
+             * @description - `API_NOT_CONFIGURED`: The server's API key is not configured, or is shorter than 32 characters, or one of the service's settings cannot be read (the server's log names it once at start).
              *     - `READS_BUSY`: Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
              *
              *     Needs the administrator; retrying does not help until the server is configured.

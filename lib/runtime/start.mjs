@@ -22,7 +22,7 @@ import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupErr
 import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
 import { heapArgs } from "./next-server-heap.mjs";
 import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
-import { numericSetting, numericSettingsProblem } from "../settings.mjs";
+import { numericSetting, settingsProblem } from "../settings.mjs";
 
 /** PORT, read once .env.local is loaded, so the launcher and the importer agree on it. */
 let port;
@@ -58,7 +58,7 @@ async function main() {
   } catch (error) {
     throw error instanceof LocalEnvError ? new StartupError(error.message) : error;
   }
-  const problem = shortKeyProblem(process.env) ?? numericSettingsProblem(process.env);
+  const problem = shortKeyProblem(process.env) ?? settingsProblem(process.env);
   if (problem) throw new StartupError(problem);
   port = localPort();
   const keySource = keyFromEnvironment ? "environment" : process.env.LEADS_API_KEY ? "file" : generateKey();

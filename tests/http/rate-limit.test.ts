@@ -1,7 +1,4 @@
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "@/scripts/process-group";
 import { call, TEST_KEY, type ApiResponse } from "../helpers/api";
 import { expectError } from "../helpers/expect-api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
@@ -185,39 +182,4 @@ describe("a limit claimed in shares by two processes", () => {
     const { rows } = await db.sql.query<{ hits: number }>("SELECT hits FROM lead_rate_limit_counts");
     expect(rows).toEqual([{ hits: LIMIT + SHARE }]);
   });
-});
-
-describe("settings the server cannot read", () => {
-  it.each([
-    [
-      { LEADS_RATE_LIMIT_CREATE: "lots" },
-      'LEADS_RATE_LIMIT_CREATE must be a number of requests per second, minute or hour, such as 600/min (got "lots")',
-    ],
-    [
-      { LEADS_RATE_LIMIT_READ: "10/fortnight" },
-      'LEADS_RATE_LIMIT_READ must be a number of requests per second, minute or hour, such as 600/min (got "10/fortnight")',
-    ],
-    [{ LEADS_METRICS_PORT: "http" }, 'LEADS_METRICS_PORT must be a port number from 1 to 65535 (got "http")'],
-    [
-      { LEADS_METRICS_PORT: "the app's", PORT: "the app's" },
-      "LEADS_METRICS_PORT must differ from PORT: metrics are never served on the application's port",
-    ],
-  ])(
-    "stop next start before it serves, with one sentence: %j",
-    async (given: Record<string, string>, sentence) => {
-      const port = String(await freePort());
-      const env = Object.fromEntries(
-        Object.entries(given).map(([name, value]) => [name, value === "the app's" ? port : value]),
-      );
-      const next = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
-      const started = spawnSync(process.execPath, [next, "start", "-p", port], {
-        env: { ...process.env, DATABASE_URL: db.url, LEADS_API_KEY: TEST_KEY, ...env },
-        encoding: "utf8",
-        timeout: 60_000,
-      });
-      expect(started.status, started.stdout + started.stderr).toBe(1);
-      expect(started.stderr.trim().split("\n")).toEqual([sentence]);
-    },
-    90_000,
-  );
 });
