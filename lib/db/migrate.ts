@@ -25,24 +25,37 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 )`;
 
 /**
- * The wait for PRISMA_MIGRATE_LOCK outlasted LEADS_MIGRATION_LOCK_TIMEOUT: another session holds it (a stuck
- * migration, or any login that took it). The message is the sentence start-up fails with, less what to do next.
+ * Start-up waited LEADS_MIGRATION_LOCK_TIMEOUT for a lock and gave up: the migrations' advisory lock (a stuck
+ * migration, or any login that took it), or the locks a pending migration needs on tables that a long transaction,
+ * mostly the host's, holds. The message is the sentence start-up fails with, less what to do next.
  */
 export class MigrationLockTimeout extends Error {
   /** SQLSTATE lock_not_available, so the failure is classified as a lock timeout. */
   readonly code = "55P03";
 
-  constructor(waitSeconds: number) {
+  constructor(waitSeconds: number, on: "advisory lock" | "tables" = "advisory lock") {
     super(
-      `Start-up waited ${waitSeconds} s for the migrations' advisory lock (pg_advisory_lock(${PRISMA_MIGRATE_LOCK})) ` +
-        `and gave up: another session holds it; find it with SELECT pid, usename, application_name, backend_start ` +
-        `FROM pg_locks JOIN pg_stat_activity USING (pid) ` +
-        `WHERE locktype = 'advisory' AND objid = ${PRISMA_MIGRATE_LOCK} AND granted, ` +
-        `and end it (pg_terminate_backend(pid)) or let it finish`,
+      on === "advisory lock"
+        ? `Start-up waited ${waitSeconds} s for the migrations' advisory lock (pg_advisory_lock(${PRISMA_MIGRATE_LOCK})) ` +
+            `and gave up: another session holds it; find it with SELECT pid, usename, application_name, backend_start ` +
+            `FROM pg_locks JOIN pg_stat_activity USING (pid) ` +
+            `WHERE locktype = 'advisory' AND objid = ${PRISMA_MIGRATE_LOCK} AND granted, ` +
+            `and end it (pg_terminate_backend(pid)) or let it finish`
+        : `Start-up waited ${waitSeconds} s for locks on the tables a pending migration changes and gave up: ` +
+            `a long transaction holds them; find it with SELECT pid, usename, application_name, xact_start ` +
+            `FROM pg_stat_activity WHERE xact_start < now() - interval '10 seconds' ORDER BY xact_start, ` +
+            `and end it (pg_terminate_backend(pid)) or let it finish`,
     );
     this.name = "MigrationLockTimeout";
   }
 }
+
+/**
+ * How long a migration's statement waits for a table's lock before the migration is rolled back and tried again
+ * after RETRY_PAUSE_MS: while its request waits, the host's own queries on that table queue behind it.
+ */
+const TABLE_LOCK_WAIT_MS = 2000;
+const RETRY_PAUSE_MS = 1000;
 
 export interface Migration {
   name: string;
@@ -110,7 +123,15 @@ export async function applyMigrations(
     const done: string[] = [];
     const lock = { deadline: Date.now() + lockWaitSeconds * 1000, waitSeconds: lockWaitSeconds };
     for (;;) {
-      const applied = await inTransaction(client, () => applyNext(client, migrations, lock));
+      let applied: string | null;
+      try {
+        applied = await inTransaction(client, () => applyNext(client, migrations, lock));
+      } catch (error) {
+        if (error instanceof MigrationLockTimeout || (error as { code?: unknown }).code !== "55P03") throw error;
+        if (Date.now() + RETRY_PAUSE_MS >= lock.deadline) throw new MigrationLockTimeout(lock.waitSeconds, "tables");
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+        continue;
+      }
       if (applied === null) return done;
       done.push(applied);
       // One line per migration, by name only: its SQL stays out of the log.
@@ -155,12 +176,10 @@ interface LockWait {
 }
 
 /**
- * Takes the transaction's advisory lock, waiting at most until the run's deadline: lock_timeout bounds the wait
- * (it applies to advisory locks too), set for this statement only, so the migrations' own statements keep the
- * session's setting.
+ * Takes the transaction's advisory lock, waiting at most until the run's deadline (lock_timeout applies to advisory
+ * locks too); then the migration's own statements wait at most TABLE_LOCK_WAIT_MS for each lock.
  */
 async function takeLock(client: pg.Client, lock: LockWait): Promise<void> {
-  const { rows } = await client.query<{ previous: string }>("SELECT current_setting('lock_timeout') AS previous");
   await client.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, lock.deadline - Date.now())}ms`]);
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [PRISMA_MIGRATE_LOCK]);
@@ -168,7 +187,7 @@ async function takeLock(client: pg.Client, lock: LockWait): Promise<void> {
     if ((error as { code?: unknown }).code === "55P03") throw new MigrationLockTimeout(lock.waitSeconds);
     throw error;
   }
-  await client.query("SELECT set_config('lock_timeout', $1, true)", [rows[0].previous]);
+  await client.query("SELECT set_config('lock_timeout', $1, true)", [`${TABLE_LOCK_WAIT_MS}ms`]);
 }
 
 async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
