@@ -23,14 +23,20 @@ export async function registerNode(): Promise<void> {
   }
   const { LEADS_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT } = process.env;
   if (LEADS_METRICS_PORT || OTEL_EXPORTER_OTLP_ENDPOINT || OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) {
-    try {
-      await (await import("@/lib/metrics")).registerMetrics();
-    } catch (error) {
-      const msg = `metrics not started: ${error instanceof Error ? error.message : String(error)}`;
-      console.error(JSON.stringify({ level: "error", msg }));
-    }
+    await startOptional("metrics", async () => (await import("@/lib/metrics")).registerMetrics());
   }
-  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) (await import("@/lib/tracing")).registerTracing();
+  if (OTEL_EXPORTER_OTLP_ENDPOINT)
+    await startOptional("tracing", async () => (await import("@/lib/tracing")).registerTracing());
   // Not awaited: Next serves (liveness first) while it runs; data requests and readiness wait for it.
   void (await import("@/lib/startup/service")).startService();
+}
+
+/** Metrics and tracing that fail to start are said in one line: the module and its host serve on without them. */
+async function startOptional(feature: string, start: () => Promise<void>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    const msg = `${feature} not started: ${error instanceof Error ? error.message : String(error)}`;
+    console.error(JSON.stringify({ level: "error", msg }));
+  }
 }

@@ -2,6 +2,7 @@ import { database } from "@/lib/db/prisma";
 import { classifyFailure } from "@/lib/db/failures";
 import { ping } from "@/lib/db/store/health";
 import { prepareDatabase } from "@/lib/startup/prepare";
+import { dataOperationsRefused } from "@/lib/settings.mjs";
 
 /**
  * The server process's start-up work: pending migrations and the configured default
@@ -75,6 +76,7 @@ const READINESS_WAIT_MS = 1_500;
  * frozen database holds at most one pooled connection for readiness.
  */
 export async function checkReadiness(): Promise<boolean> {
+  if (dataOperationsRefused()) return false; // a setting instrumentation.ts could not read: nothing of it started
   state.probe ??= probeDatabase().finally(() => {
     state.probe = undefined;
   });

@@ -84,9 +84,9 @@ describe("a host's own `next start` with a key missing or under the minimum leng
   const cases = given.map(([name, env]) => {
     const settings = settingsProblem(env);
     const sentence = unusableKeyProblem({ LEADS_API_KEY: TEST_KEY, ...env }) ?? (settings && untilConfigured(settings));
-    return [name, env, Object.keys(env)[0], sentence] as const;
+    return [name, env, Object.keys(env)[0], sentence, settings !== undefined] as const;
   });
-  for (const [name, env, variable, sentence] of cases) {
+  for (const [name, env, variable, sentence, settingRefused] of cases) {
     it(`serves its own pages, answers 503 API_NOT_CONFIGURED to data operations, and says so once at start: ${name}`, async () => {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
@@ -112,6 +112,9 @@ describe("a host's own `next start` with a key missing or under the minimum leng
         });
         expect(created.status).toBe(503);
         expect((await call("GET", "/api/health/live", { baseUrl: url, key: null })).status).toBe(200);
+        // With a setting it could not read nothing of the module started, so it is not ready.
+        if (settingRefused)
+          expect((await call("GET", "/api/health/ready", { baseUrl: url, key: null })).status).toBe(503);
         expect(sentence).toBeDefined();
         const lines = host
           .output()
@@ -125,6 +128,26 @@ describe("a host's own `next start` with a key missing or under the minimum leng
       }
     }, 90_000);
   }
+});
+
+describe("a host's own `next start` whose tracing cannot start", () => {
+  it("serves the data operations without it and says why in one line", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env = { DATABASE_URL: db.url, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_PROPAGATORS: "b3" };
+    const host = await startProcessGroup(process.execPath, [NEXT, "start", "-p", String(port)], env, `${url}/`);
+    try {
+      expect((await call("GET", "/api/leads/sources", { baseUrl: url })).status).toBe(200);
+      const lines = host
+        .output()
+        .split("\n")
+        .filter((line) => line.includes("not started"));
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0])).toEqual({ level: "error", msg: expect.stringMatching(/^tracing not started: /) });
+    } finally {
+      await host.stop();
+    }
+  }, 90_000);
 });
 
 describe("a host's own `next start` without the preload", () => {
