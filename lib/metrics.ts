@@ -5,7 +5,7 @@ import { observeWith } from "@/lib/db/observer";
 import { poolStateOf } from "@/lib/db/prepared";
 import { database } from "@/lib/db/prisma";
 import { readBudgetOf } from "@/lib/db/read-budget";
-import { metricsPortOf } from "@/lib/settings.mjs";
+import { metricsPortOf, numericSetting } from "@/lib/settings.mjs";
 
 /** The semantic conventions' buckets for http.server.request.duration, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -32,7 +32,7 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
       env.OTEL_EXPORTER_OTLP_PROTOCOL === "http/json"
         ? await import("@opentelemetry/exporter-metrics-otlp-http")
         : await import("@opentelemetry/exporter-metrics-otlp-proto");
-    const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL) || 60_000;
+    const interval = numericSetting("OTEL_METRIC_EXPORT_INTERVAL", env);
     readers.push(
       new PeriodicExportingMetricReader({
         exporter: new OTLPMetricExporter(),

@@ -10,6 +10,7 @@ export const NUMERIC_SETTINGS: {
   DATABASE_POOL_SIZE: Range & { fallback: number };
   DATABASE_READ_CONNECTIONS: Range & { fallback: undefined };
   LEADS_MIGRATION_LOCK_TIMEOUT: Range & { fallback: number };
+  OTEL_METRIC_EXPORT_INTERVAL: Range & { fallback: number };
 };
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
 export function numericSettingsProblem(env?: Env): string | undefined;

@@ -10,6 +10,8 @@ export const NUMERIC_SETTINGS = {
   DATABASE_POOL_SIZE: { fallback: 10, min: 1, max: 1000 },
   DATABASE_READ_CONNECTIONS: { fallback: undefined, min: 1, max: 1000 },
   LEADS_MIGRATION_LOCK_TIMEOUT: { fallback: 60, min: 1, max: 86400 },
+  // Milliseconds; a day at most, since a timer past 2^31 ms fires at once, every millisecond.
+  OTEL_METRIC_EXPORT_INTERVAL: { fallback: 60000, min: 100, max: 86400000 },
 };
 
 /** One sentence refusing the first numeric setting that is not a whole number in its range, or undefined. */
@@ -72,7 +74,7 @@ export function metricsPortOf(env = process.env) {
   const port = Number(value);
   if (!/^[0-9]+$/.test(value) || port < 1 || port > 65535)
     throw new Error(`LEADS_METRICS_PORT must be a port number from 1 to 65535 (got "${value.slice(0, 40)}")`);
-  if (value === (env.PORT ?? "3000"))
+  if (port === numericSetting("PORT", env))
     throw new Error("LEADS_METRICS_PORT must differ from PORT: metrics are never served on the application's port");
   return port;
 }

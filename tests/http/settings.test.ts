@@ -15,10 +15,11 @@ const WRONG: Record<string, string>[] = [
   { PORT: "70000" },
   { EMBEDDED_PG_PORT: "-1" },
   { LEADS_MIGRATION_LOCK_TIMEOUT: "1e3" },
+  { OTEL_METRIC_EXPORT_INTERVAL: "1e10" },
   { LEADS_RATE_LIMIT_CREATE: "lots" },
   { LEADS_RATE_LIMIT_READ: "10/fortnight" },
   { LEADS_METRICS_PORT: "http" },
-  { LEADS_METRICS_PORT: "3456", PORT: "3456" },
+  { LEADS_METRICS_PORT: "3456", PORT: "03456" },
 ];
 
 describe("the launcher with a setting it cannot read", () => {
