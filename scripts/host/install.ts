@@ -7,6 +7,7 @@ import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
+import { withServerExternalPackages } from "./next-config";
 import { clientOutputOf, mergeSchemas } from "./schema";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -217,63 +218,17 @@ function planPackages(hostPackage: Record<string, Record<string, string> | undef
   return { json, changes, notes };
 }
 
-/**
- * `serverExternalPackages` in the host's next.config (.ts, .mjs or .js), edited on TypeScript's syntax tree: the
- * config object is the one `export default` names, directly or through a variable.
- */
+/** `serverExternalPackages` in the host's next.config (.ts, .mjs or .js), or what the host must add by hand. */
 function addServerExternalPackages(host: string): string {
   const name = ["next.config.ts", "next.config.mjs", "next.config.js"].find((n) => existsSync(path.join(host, n)));
-  const list = JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ");
-  const manual = `add serverExternalPackages: ${list} to the host's next.config by hand`;
+  const manual = `add serverExternalPackages: ${JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ")} to the host's next.config by hand`;
   if (!name) return manual;
   const file = path.join(host, name);
-  const text = readFileSync(file, "utf8");
-  const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true);
-  const config = configObject(source);
-  if (!config) return manual;
-  const property = config.properties.find(
-    (p): p is ts.PropertyAssignment =>
-      ts.isPropertyAssignment(p) && p.name.getText(source) === "serverExternalPackages",
-  );
-  let edited: string;
-  if (!property) {
-    const at = config.getStart(source) + 1;
-    edited = `${text.slice(0, at)}\n  serverExternalPackages: ${list},${text.slice(at)}`;
-  } else if (ts.isArrayLiteralExpression(property.initializer)) {
-    const array = property.initializer;
-    const present = array.elements.filter(ts.isStringLiteral).map((e) => e.text);
-    const missing = SERVER_EXTERNAL_PACKAGES.filter((p) => !present.includes(p));
-    if (!missing.length) return `${name}: serverExternalPackages already lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
-    const at = array.elements.end;
-    const added = missing.map((m) => JSON.stringify(m)).join(", ");
-    edited = `${text.slice(0, at)}${array.elements.length ? ", " : ""}${added}${text.slice(at)}`;
-  } else return manual;
+  const edited = withServerExternalPackages(readFileSync(file, "utf8"), name, SERVER_EXTERNAL_PACKAGES);
+  if (edited === undefined) return manual;
+  if (edited === null) return `${name}: serverExternalPackages already lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
   writeFileSync(file, edited);
   return `${name}: serverExternalPackages lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
-}
-
-function configObject(source: ts.SourceFile): ts.ObjectLiteralExpression | undefined {
-  let exported: ts.Expression | undefined;
-  source.forEachChild((node) => {
-    if (ts.isExportAssignment(node)) exported = node.expression;
-  });
-  if (exported && ts.isIdentifier(exported)) {
-    const name = exported.text;
-    let found: ts.Expression | undefined;
-    source.forEachChild((node) => {
-      if (!ts.isVariableStatement(node)) return;
-      for (const d of node.declarationList.declarations)
-        if (ts.isIdentifier(d.name) && d.name.text === name) found = d.initializer;
-    });
-    exported = found;
-  }
-  while (
-    exported &&
-    (ts.isSatisfiesExpression(exported) || ts.isAsExpression(exported) || ts.isParenthesizedExpression(exported))
-  ) {
-    exported = exported.expression;
-  }
-  return exported && ts.isObjectLiteralExpression(exported) ? exported : undefined;
 }
 
 try {

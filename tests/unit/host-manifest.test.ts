@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { MODULE_FILES, manifestTable, moduleFiles } from "@/scripts/host/manifest";
 import { hostNeeds } from "@/scripts/host/needs-of";
 import { mergeSchemas } from "@/scripts/host/schema";
+import { withServerExternalPackages } from "@/scripts/host/next-config";
 
 /**
  * The manifest of the module's files for a host (scripts/host/manifest.ts) is complete and is what the guide shows;
@@ -73,5 +74,40 @@ describe("the schema merge", () => {
     expect(mergeSchemas(otherColumn, MODULE_SCHEMA).conflicts).toContain(
       "User.name is String on column full_name in the host's schema; the module needs String on column name",
     );
+  });
+});
+
+describe("the next.config edit of `npm run host:install`", () => {
+  const PACKAGES = ["pg", "@prisma/adapter-pg"];
+  const edit = (config: string) => withServerExternalPackages(config, "next.config.ts", PACKAGES);
+  it.each([
+    [
+      "a trailing comma",
+      `export default {\n  serverExternalPackages: [\n    "sharp",\n  ],\n};\n`,
+      `export default {\n  serverExternalPackages: [\n    "sharp", "pg", "@prisma/adapter-pg",\n  ],\n};\n`,
+    ],
+    [
+      "no trailing comma",
+      `export default { serverExternalPackages: ["sharp", "pg"] };\n`,
+      `export default { serverExternalPackages: ["sharp", "pg", "@prisma/adapter-pg"] };\n`,
+    ],
+    [
+      "an empty array",
+      `const nextConfig = { serverExternalPackages: [] };\nexport default nextConfig;\n`,
+      `const nextConfig = { serverExternalPackages: ["pg", "@prisma/adapter-pg"] };\nexport default nextConfig;\n`,
+    ],
+    [
+      "no such property",
+      `const nextConfig: NextConfig = { cacheComponents: true };\nexport default nextConfig;\n`,
+      `const nextConfig: NextConfig = {\n  serverExternalPackages: ["pg", "@prisma/adapter-pg"], cacheComponents: true };\nexport default nextConfig;\n`,
+    ],
+  ])("adds the missing packages to a config with %s, changing nothing else", (_, config, expected) => {
+    expect(edit(config)).toBe(expected);
+  });
+
+  it("leaves a config that lists them alone, and one it cannot read to the host", () => {
+    expect(edit(`export default { serverExternalPackages: ["@prisma/adapter-pg", "pg"] };`)).toBeNull();
+    expect(edit(`export default makeConfig();`)).toBeUndefined();
+    expect(edit(`export default { serverExternalPackages: packages };`)).toBeUndefined();
   });
 });
