@@ -8,6 +8,7 @@ import { MIN_KEY_LENGTH, unusableKeyProblem } from "../../lib/api/api-key.mjs";
 import { classifyFailure } from "../../lib/db/failures";
 import { LAYOUT_COLUMNS, layoutFromColumns } from "../../lib/db/layout";
 import { readMigrations } from "../../lib/db/migrate";
+import { settingsProblem } from "../../lib/settings.mjs";
 
 /** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
 export interface HostNeeds {
@@ -36,6 +37,8 @@ async function check(root: string): Promise<Line[]> {
       ? ["FAIL", `key: ${keyProblem}`]
       : ["ok", `key: ${process.env.LEADS_API_KEY?.length} characters (at least ${MIN_KEY_LENGTH})`],
   );
+  const settings = settingsProblem(process.env);
+  lines.push(settings ? ["FAIL", `settings: ${settings}`] : ["ok", "settings: every one set can be read"]);
   lines.push(preload(root));
   const url = process.env.DATABASE_URL;
   if (!url)
@@ -166,7 +169,16 @@ async function migrationState(client: pg.Client, needs: HostNeeds) {
 }
 
 // No top-level await: a host's package.json may make this file CommonJS.
-void check(process.cwd()).then((lines) => {
-  for (const [status, text] of lines) console.log(`${status.padEnd(4)} ${text}`);
-  process.exitCode = lines.some(([status]) => status === "FAIL") ? 1 : 0;
-});
+void check(process.cwd()).then(
+  (lines) => {
+    for (const [status, text] of lines) console.log(`${status.padEnd(4)} ${text}`);
+    process.exitCode = lines.some(([status]) => status === "FAIL") ? 1 : 0;
+  },
+  (error: unknown) => {
+    // A file the install writes is missing or unreadable: one line, not a stack trace.
+    console.log(
+      `FAIL install: ${error instanceof Error ? error.message : String(error)}; run npm run host:install again`,
+    );
+    process.exitCode = 1;
+  },
+);

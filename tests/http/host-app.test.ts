@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_KEY_LENGTH, unusableKeyProblem } from "@/lib/api/api-key.mjs";
+import { settingsProblem } from "@/lib/settings.mjs";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { MODULE_FILES, moduleFiles, PRELOAD, STATE_FILE } from "@/scripts/host/manifest";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
@@ -174,6 +175,7 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     const lines = ok.output.trim().split("\n");
     expect(lines.map((l) => l.split(":")[0])).toEqual([
       "ok   key",
+      "ok   settings",
       "note preload",
       "ok   database",
       "ok   columns",
@@ -188,6 +190,14 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     const failed = run("npm", ["run", "--silent", "host:check"], host, { DATABASE_URL: db.url, ...short });
     expect(failed.status).toBe(1);
     expect(failed.output.split("\n")).toContain(`FAIL key: ${unusableKeyProblem(short)}`);
+    const unreadable = { LEADS_RATE_LIMIT_CREATE: "lots" };
+    const refused = run("npm", ["run", "--silent", "host:check"], host, {
+      DATABASE_URL: db.url,
+      LEADS_API_KEY: TEST_KEY,
+      ...unreadable,
+    });
+    expect(refused.status).toBe(1);
+    expect(refused.output.split("\n")).toContain(`FAIL settings: ${settingsProblem(unreadable)}`);
     // A host column of its own that the module's inserts would leave without a value.
     await db.sql.query("ALTER TABLE referrals ADD COLUMN host_required text NOT NULL DEFAULT ''");
     await db.sql.query("ALTER TABLE referrals ALTER COLUMN host_required DROP DEFAULT");
