@@ -13,7 +13,6 @@ export const NUMERIC_SETTINGS: {
   OTEL_METRIC_EXPORT_INTERVAL: Range & { fallback: number };
 };
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
-export function numericSettingsProblem(env?: Env): string | undefined;
 export function numericSetting<Name extends NumericSetting>(
   name: Name,
   env?: Env,
@@ -23,7 +22,6 @@ export interface RateLimit {
   requests: number;
   periodSeconds: number;
 }
-export const RATE_LIMIT_VARIABLES: Record<LimitedOperation, string>;
 export function rateLimitsOf(env?: Env): Partial<Record<LimitedOperation, RateLimit>>;
 export function metricsPortOf(env?: Env): number | undefined;
 export function settingsProblem(env?: Env): string | undefined;
