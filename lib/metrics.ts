@@ -25,7 +25,11 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
   const readers: IMetricReader[] = [];
   if (port !== undefined) {
     const { PrometheusExporter } = await import("@opentelemetry/exporter-prometheus");
-    readers.push(new PrometheusExporter({ port, appendTimestamp: false }));
+    // A port already taken is said in one line (the exporter itself only tells OpenTelemetry's silent diag logger).
+    const served = (error: Error | void) => {
+      if (error) console.error(JSON.stringify({ level: "error", msg: `metrics not served: ${error.message}` }));
+    };
+    readers.push(new PrometheusExporter({ port, appendTimestamp: false }, served));
   }
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) {
     const { OTLPMetricExporter } =

@@ -1,4 +1,4 @@
-import { connect } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
@@ -130,22 +130,34 @@ describe("a host's own `next start` with a key missing or under the minimum leng
   }
 });
 
-describe("a host's own `next start` whose tracing cannot start", () => {
-  it("serves the data operations without it and says why in one line", async () => {
+describe("a host's own `next start` whose tracing cannot start and whose metrics port is taken", () => {
+  it("serves the data operations without them and says why in one line each", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const env = { DATABASE_URL: db.url, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_PROPAGATORS: "b3" };
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    const env = {
+      DATABASE_URL: db.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+      OTEL_PROPAGATORS: "b3",
+      LEADS_METRICS_PORT: String((taken.address() as AddressInfo).port),
+    };
     const host = await startProcessGroup(process.execPath, [NEXT, "start", "-p", String(port)], env, `${url}/`);
     try {
       expect((await call("GET", "/api/leads/sources", { baseUrl: url })).status).toBe(200);
       const lines = host
         .output()
         .split("\n")
-        .filter((line) => line.includes("not started"));
-      expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0])).toEqual({ level: "error", msg: expect.stringMatching(/^tracing not started: /) });
+        .filter((line) => / not (started|served)/.test(line))
+        .map((line) => JSON.parse(line) as unknown)
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+      expect(lines).toEqual([
+        { level: "error", msg: expect.stringMatching(/^metrics not served: listen EADDRINUSE/) },
+        { level: "error", msg: expect.stringMatching(/^tracing not started: /) },
+      ]);
     } finally {
       await host.stop();
+      taken.close();
     }
   }, 90_000);
 });
