@@ -6,6 +6,7 @@ import { poolStateOf } from "@/lib/db/prepared";
 import { database } from "@/lib/db/prisma";
 import { readBudgetOf } from "@/lib/db/read-budget";
 import { metricsPortOf, numericSetting } from "@/lib/settings.mjs";
+import { logLine } from "@/lib/log-line.mjs";
 
 /** The semantic conventions' buckets for http.server.request.duration, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -27,7 +28,7 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     const { PrometheusExporter } = await import("@opentelemetry/exporter-prometheus");
     // A port already taken is said in one line (the exporter itself only tells OpenTelemetry's silent diag logger).
     const served = (error: Error | void) => {
-      if (error) console.error(JSON.stringify({ level: "error", msg: `metrics not served: ${error.message}` }));
+      if (error) logLine("error", `metrics not served: ${error.message}`);
     };
     readers.push(new PrometheusExporter({ port, appendTimestamp: false }, served));
   }

@@ -1,6 +1,7 @@
 import { classifyFailure } from "@/lib/db/failures";
 import { configuredKeys, type MatchedKey } from "@/lib/api/auth";
 import type { ErrorCode } from "@/lib/api/errors";
+import { logLine } from "@/lib/log-line.mjs";
 
 /** LEADS_ACCESS_LOG=off turns the access log off (hosts that log at their proxy); read at start. */
 const ACCESS_LOG = process.env.LEADS_ACCESS_LOG !== "off";
@@ -98,30 +99,16 @@ function write(buffer: Pending): void {
  */
 export function logFailure(requestId: string, method: string, path: string, error: unknown): void {
   const { name } = (error ?? {}) as { name?: unknown };
-  console.error(
-    JSON.stringify({
-      time: new Date().toISOString(),
-      level: "error",
-      msg: "request failed",
-      requestId,
-      method,
-      path: withoutKeys(path),
-      error: typeof name === "string" ? name : typeof error,
-      ...classifyFailure(error),
-    }),
-  );
+  logLine("error", "request failed", {
+    requestId,
+    method,
+    path: withoutKeys(path),
+    error: typeof name === "string" ? name : typeof error,
+    ...classifyFailure(error),
+  });
 }
 
 /** The limiter's storage failed and the request passed unlimited (lib/api/rate-limit.ts), on stderr, by kind only. */
 export function logRateLimitFailure(requestId: string, operation: string, error: unknown): void {
-  console.error(
-    JSON.stringify({
-      time: new Date().toISOString(),
-      level: "error",
-      msg: "rate limit not counted",
-      requestId,
-      operation,
-      ...classifyFailure(error),
-    }),
-  );
+  logLine("error", "rate limit not counted", { requestId, operation, ...classifyFailure(error) });
 }

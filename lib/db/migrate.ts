@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { numericSetting } from "@/lib/settings.mjs";
+import { logLine } from "@/lib/log-line.mjs";
 
 /**
  * Applies prisma/migrations/<name>/migration.sql in name order and records each
@@ -135,8 +136,7 @@ export async function applyMigrations(
       if (applied === null) return done;
       done.push(applied);
       // One line per migration, by name only: its SQL stays out of the log.
-      const line = { time: new Date().toISOString(), level: "info", msg: "migration applied", migration: applied };
-      console.log(JSON.stringify(line));
+      logLine("info", "migration applied", { migration: applied });
     }
   } finally {
     await client.end();

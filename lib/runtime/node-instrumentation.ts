@@ -1,3 +1,5 @@
+import { logLine } from "@/lib/log-line.mjs";
+
 /**
  * The start-up hook's work, in the Node.js runtime only: instrumentation.ts imports this module under its
  * NEXT_RUNTIME check, so the Edge compilation of the hook drops it with the Node.js APIs it uses.
@@ -13,12 +15,12 @@
  */
 export async function registerNode(): Promise<void> {
   const keyProblem = (await import("@/lib/api/api-key.mjs")).unusableKeyProblem(process.env);
-  if (keyProblem) console.error(JSON.stringify({ level: "error", msg: keyProblem }));
+  if (keyProblem) logLine("error", keyProblem);
   const settings = await import("@/lib/settings.mjs");
   const problem = settings.settingsProblem(process.env);
   if (problem) {
     settings.refuseDataOperations();
-    console.error(JSON.stringify({ level: "error", msg: settings.untilConfigured(problem) }));
+    logLine("error", settings.untilConfigured(problem));
     return;
   }
   const { LEADS_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT } = process.env;
@@ -36,7 +38,6 @@ async function startOptional(feature: string, start: () => Promise<void>): Promi
   try {
     await start();
   } catch (error) {
-    const msg = `${feature} not started: ${error instanceof Error ? error.message : String(error)}`;
-    console.error(JSON.stringify({ level: "error", msg }));
+    logLine("error", `${feature} not started: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -3,6 +3,7 @@ import { classifyFailure } from "@/lib/db/failures";
 import { ping } from "@/lib/db/store/health";
 import { prepareDatabase } from "@/lib/startup/prepare";
 import { dataOperationsRefused } from "@/lib/settings.mjs";
+import { logLine } from "@/lib/log-line.mjs";
 
 /**
  * The server process's start-up work: pending migrations and the configured default
@@ -51,16 +52,10 @@ export async function startService(): Promise<void> {
     await prepareService();
   } catch (error) {
     const lockHeld = error instanceof Error && error.name === "MigrationLockTimeout";
-    console.error(
-      JSON.stringify({
-        time: new Date().toISOString(),
-        level: "error",
-        msg: lockHeld
-          ? `${(error as Error).message}; start-up is tried again by the next request or readiness check`
-          : "start-up preparation failed; retried by the next request or readiness check",
-        ...classifyFailure(error),
-      }),
-    );
+    const msg = lockHeld
+      ? `${(error as Error).message}; start-up is tried again by the next request or readiness check`
+      : "start-up preparation failed; retried by the next request or readiness check";
+    logLine("error", msg, { ...classifyFailure(error) });
   }
 }
 

@@ -20,10 +20,12 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
       "lib/metrics.ts",
       "lib/settings.mjs",
       "lib/settings.d.mts",
+      "lib/log-line.mjs",
+      "lib/log-line.d.mts",
     ],
     what:
-      "The start-up work (numeric settings checked, migrations, configured sources) before the first request; " +
-      "tracing and metrics when configured.",
+      "The start-up work (settings checked, migrations, configured sources) before the first request; " +
+      "tracing and metrics when configured; the shape of the log lines.",
   },
   {
     paths: ["lib/runtime/next-server-preload.mjs", "lib/runtime/method-guard.mjs", "lib/runtime/server-timeouts.mjs"],

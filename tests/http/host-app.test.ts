@@ -226,7 +226,9 @@ describe("npm run host:install into a create-next-app@16 host", () => {
         .output()
         .split("\n")
         .filter((line) => line.includes("LEADS_API_KEY"));
-      expect(lines).toEqual([JSON.stringify({ level: "error", msg: unusableKeyProblem(short) })]);
+      expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+        { time: expect.any(String), level: "error", msg: unusableKeyProblem(short) },
+      ]);
     } finally {
       await group.stop();
     }
