@@ -54,16 +54,22 @@ function render(input: Input, stateOf: (row: number) => RowState): Results {
   return { created, rejected };
 }
 
+/** Each results file beside the ledger with the text this ledger gives it. */
+function resultFiles(ledgerPath: string, input: Input, stateOf: (row: number) => RowState): [string, string][] {
+  const results = render(input, stateOf);
+  return (Object.entries(resultPaths(ledgerPath)) as [keyof Results, string][]).map(([kind, file]) => [
+    file,
+    results[kind],
+  ]);
+}
+
 /** Refuses, before anything is sent, results files that hold a line this ledger would not write again. */
 export async function checkResults(
   ledgerPath: string,
   input: Input,
   stateOf: (row: number) => RowState,
 ): Promise<void> {
-  const results = render(input, stateOf);
-  for (const [kind, file] of Object.entries(resultPaths(ledgerPath)) as [keyof Results, string][]) {
-    await checkKept(file, results[kind], ledgerPath);
-  }
+  for (const [file, text] of resultFiles(ledgerPath, input, stateOf)) await checkKept(file, text, ledgerPath);
 }
 
 export async function writeResults(
@@ -71,10 +77,9 @@ export async function writeResults(
   input: Input,
   stateOf: (row: number) => RowState,
 ): Promise<void> {
-  const results = render(input, stateOf);
-  for (const [kind, file] of Object.entries(resultPaths(ledgerPath)) as [keyof Results, string][]) {
-    await checkKept(file, results[kind], ledgerPath);
-    await replaceFile(file, results[kind]);
+  for (const [file, text] of resultFiles(ledgerPath, input, stateOf)) {
+    await checkKept(file, text, ledgerPath);
+    await replaceFile(file, text);
   }
 }
 

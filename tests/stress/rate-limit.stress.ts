@@ -1,16 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StatementMode } from "@/lib/db/connect";
-import { startNextServer, waitUntilReady, type NextServer, type NextShape } from "@/scripts/next-server";
-import {
-  pgbouncerTracksPreparedStatements,
-  startLoadBalancer,
-  startPgBouncer,
-  type LoadBalancer,
-  type PgBouncer,
-} from "@/scripts/pooler";
 import { call, TEST_KEY, type ApiResponse } from "../helpers/api";
-import type { TestDatabase } from "../helpers/db";
-import { createEmptyDatabase } from "../helpers/host-install";
+import { startPooledRig, type PooledRig } from "../helpers/pooled-rig";
 
 /**
  * The creation limit shared by three server processes behind HAProxy on PgBouncer (transaction mode): of 5 x L
@@ -22,36 +12,19 @@ const L = Number(process.env.STRESS_RATE_LIMIT ?? 120);
 const SEND_WITHIN_MS = 45_000;
 const CONCURRENT = 16;
 const SECOND_KEY = "second-key-rate-limit-0123456789-0123456789";
-const SHAPES: NextShape[] = ["next-start", "next-start", "standalone"];
-const STATEMENTS: StatementMode = pgbouncerTracksPreparedStatements() ? "named" : "unnamed";
-
-let db: TestDatabase;
-let bouncer: PgBouncer;
-let servers: NextServer[] = [];
-let balancer: LoadBalancer;
+let rig: PooledRig;
 
 beforeAll(async () => {
-  db = await createEmptyDatabase();
-  bouncer = await startPgBouncer(db.url, STATEMENTS === "named" ? { maxPreparedStatements: 200 } : {});
-  const env = {
-    DATABASE_URL: bouncer.url(db.url),
-    DATABASE_STATEMENTS: STATEMENTS,
+  rig = await startPooledRig({
     LEADS_API_KEY: TEST_KEY,
     LEADS_API_KEY_PREVIOUS: SECOND_KEY,
     LEADS_RATE_LIMIT_CREATE: `${L}/min`,
     LEADS_ACCESS_LOG: "off",
-  };
-  servers = await Promise.all(SHAPES.map((shape) => startNextServer({ shape, preload: true, env })));
-  balancer = await startLoadBalancer(servers.map((s) => s.baseUrl));
-  await Promise.all(servers.map((s) => waitUntilReady(s.baseUrl)));
-  await waitUntilReady(balancer.url);
+  });
 }, 240_000);
 
 afterAll(async () => {
-  await balancer?.stop();
-  await Promise.all(servers.map((s) => s.group.stop()));
-  await bouncer?.stop();
-  await db?.sql.end();
+  await rig?.stop();
 }, 60_000);
 
 interface Attempt {
@@ -82,7 +55,7 @@ describe(`a creation limit of ${L} per minute per key across three processes beh
         };
         answers.push({
           attempt,
-          res: await call("POST", "/api/leads", { baseUrl: balancer.url, body, key: attempt.key }),
+          res: await call("POST", "/api/leads", { baseUrl: rig.balancer.url, body, key: attempt.key }),
         });
       }
     };
@@ -106,9 +79,10 @@ describe(`a creation limit of ${L} per minute per key across three processes beh
         expect(res.headers.get("ratelimit-policy")).toBe(`"create";q=${L};w=60`);
         expect(res.headers.get("ratelimit")).toMatch(/^"create";r=0;t=[0-9]+$/);
       }
-      const { rows } = await db.sql.query<{ count: string }>("SELECT count(*) FROM referrals WHERE lead_name LIKE $1", [
-        `${tag} Limited %`,
-      ]);
+      const { rows } = await rig.db.sql.query<{ count: string }>(
+        "SELECT count(*) FROM referrals WHERE lead_name LIKE $1",
+        [`${tag} Limited %`],
+      );
       expect(Number(rows[0].count)).toBe(created.length);
     }
     // The second key sent 2 x L: its own budget, not what the first left, decided its answers.
