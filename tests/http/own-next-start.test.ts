@@ -98,8 +98,13 @@ describe("a host's own `next start` with a key missing or under the minimum leng
       );
       try {
         expect((await fetch(`${url}/`)).status).toBe(200);
-        for (const path of ["/api/leads/sources", "/api/leads"]) {
-          const res = await call("GET", path, { baseUrl: url });
+        // Spec order of checks: the key configured (503) before the bearer key (401), so a wrong key gets 503 too.
+        for (const [path, key] of [
+          ["/api/leads/sources", TEST_KEY],
+          ["/api/leads", TEST_KEY],
+          ["/api/leads", "wrong-key-0123456789-0123456789-01234567"],
+        ]) {
+          const res = await call("GET", path, { baseUrl: url, key });
           expect({ path, status: res.status, code: res.body.code }).toEqual({
             path,
             status: 503,
