@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmod, chown, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, chmod, chown, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,10 +9,12 @@ import {
   embeddedUrl,
   passwordFile,
   removeEmbeddedCluster,
+  runningPostmaster,
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
 } from "@/lib/runtime/embedded-postgres.mjs";
 import { postgresUser, reachableBinaries } from "@/lib/runtime/postgres-user.mjs";
+import { migrate } from "@/lib/db/migrate";
 import { freePort } from "@/scripts/process-group";
 import { TEST_KEY } from "../helpers/key";
 import { listeningSockets } from "../helpers/process-tree";
@@ -78,9 +80,9 @@ async function asSuperuser(url: string, ...queries: string[]): Promise<Record<st
 }
 
 /** SQL run in single-user mode on the stopped cluster in `folder`, as the user PostgreSQL runs as; its output. */
-function singleUser(folder: string, sql: string): string {
+function singleUser(folder: string, sql: string, database = "postgres"): string {
   const ids = postgresUser();
-  const run = spawnSync(reachableBinaries(ids).postgres, ["--single", "-D", folder, "postgres"], {
+  const run = spawnSync(reachableBinaries(ids).postgres, ["--single", "-D", folder, database], {
     uid: ids.uid,
     gid: ids.gid,
     input: `${sql}\n`,
@@ -276,19 +278,197 @@ describe("a cluster made with the fixed password (no password file)", () => {
     await rm(path.dirname(trust), { recursive: true, force: true });
   }, 60_000);
 
-  it("refuses to start, in one sentence, while a login or superuser role it did not make is there; starts once it is dropped", async () => {
+  it("refuses to start, in one sentence, while a role it did not make is there; starts once they are dropped", async () => {
     legacy = await makeLegacyCluster();
     singleUser(
       legacy,
       "CREATE ROLE intruder LOGIN SUPERUSER PASSWORD 'postgres'\nCREATE ROLE \"Reader\" LOGIN\nCREATE ROLE nologin_group",
     );
     const legacyPort = await freePort();
-    await expect(startEmbeddedPostgres({ dir: legacy, port: legacyPort, database: "kept" })).rejects.toThrow(
-      `The embedded database in ${legacy} dates from the shared password "postgres" and has roles that can log in or are superusers which npm start did not make ("Reader", intruder), which anyone could have made then; drop them (as the postgres user: postgres --single -D ${legacy} postgres, then DROP ROLE name;) or remove ${legacy} to start afresh, then start again`,
-    );
-    expect(existsSync(passwordFile(legacy))).toBe(false); // refused again at the next start, not waved through
-    singleUser(legacy, 'DROP ROLE intruder\nDROP ROLE "Reader"');
-    expect(await startPrinting(legacy, legacyPort)).toHaveLength(1);
+    const refused =
+      `The embedded database in ${legacy} holds what neither its migrations nor PostgreSQL made ` +
+      `(role "Reader", role intruder, role nologin_group), which could run as its superuser; drop them ` +
+      `(as the postgres user: postgres --single -D ${legacy} <database>, then DROP ...;) or remove ${legacy} to ` +
+      `start afresh, then start again`;
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      await expect(startEmbeddedPostgres({ dir: legacy, port: legacyPort, database: "kept" })).rejects.toThrow(refused);
+      // Refused at every start, not waved through once the password is on file.
+      await expect(startEmbeddedPostgres({ dir: legacy, port: legacyPort, database: "kept" })).rejects.toThrow(refused);
+    } finally {
+      log.mockRestore();
+    }
+    singleUser(legacy, 'DROP ROLE intruder\nDROP ROLE "Reader"\nDROP ROLE nologin_group');
+    expect(await startPrinting(legacy, legacyPort)).toEqual([]);
+    expect(await login(`postgresql://postgres:${FIXED}@127.0.0.1:${legacyPort}/kept`)).toBe("refused 28P01");
     expect(await login(embeddedUrl(legacy, legacyPort, "kept"))).toBe("postgres");
   }, 60_000);
+});
+
+describe("a cluster that is the module's own", () => {
+  let own: string;
+  let ownPort: number;
+  let cluster: EmbeddedPostgresServer | undefined;
+  /** A folder the server's OS user can write to, where the plants below would leave their files. */
+  let drop: string;
+
+  beforeAll(async () => {
+    own = await mkdtemp(path.join(tmpdir(), "lead-intake-own-pg-"));
+    ownPort = await freePort();
+    drop = await mkdtemp(path.join(tmpdir(), "lead-intake-plant-"));
+    await chmod(drop, 0o777);
+    cluster = await startEmbeddedPostgres({ dir: own, port: ownPort, database: "own" });
+    await migrate(cluster.url);
+    await restart();
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    removeEmbeddedCluster(own);
+    await rm(drop, { recursive: true, force: true });
+  });
+
+  /** Stops the cluster and starts it again through the launcher's own start. */
+  async function restart(): Promise<void> {
+    await cluster?.stop();
+    cluster = undefined;
+    cluster = await startEmbeddedPostgres({ dir: own, port: ownPort, database: "own" });
+  }
+
+  /** Restarts it, expecting the start to be refused in the one sentence naming `found`; it is left stopped. */
+  async function expectRefused(found: string): Promise<void> {
+    await cluster!.stop();
+    cluster = undefined;
+    await expect(startEmbeddedPostgres({ dir: own, port: ownPort, database: "own" })).rejects.toThrow(
+      `The embedded database in ${own} holds what neither its migrations nor PostgreSQL made (${found}), which ` +
+        `could run as its superuser; drop them (as the postgres user: postgres --single -D ${own} <database>, then ` +
+        `DROP ...;) or remove ${own} to start afresh, then start again`,
+    );
+    expect(runningPostmaster(own)).toBeNull();
+  }
+
+  /** A referral row, as the host writes one. */
+  const INSERT_LEAD =
+    "INSERT INTO referrals (referrer_customer_id, lead_name, mobile_number, status) " +
+    "SELECT id, 'Planted Lead', '012-345 6789', 'new' FROM customers LIMIT 1";
+
+  it("starts with its migrations' own triggers and functions", async () => {
+    const [triggers] = await asSuperuser(
+      cluster!.url,
+      "SELECT count(*)::int AS n FROM pg_trigger WHERE NOT tgisinternal AND tgrelid = 'referrals'::regclass",
+    );
+    expect(triggers[0].n).toBeGreaterThan(0);
+  });
+
+  it("runs on the settings it writes: an archive_command written into postgresql.conf does not run", async () => {
+    const ran = path.join(drop, "archived");
+    await cluster!.stop();
+    await appendFile(
+      path.join(own, "postgresql.conf"),
+      `archive_mode = on\narchive_command = 'echo %f >> ${ran}'\narchive_timeout = 1\n`,
+    );
+    await restart();
+    const [[mode], [command]] = await asSuperuser(
+      cluster!.url,
+      "SHOW archive_mode",
+      "SELECT source FROM pg_settings WHERE name = 'archive_command'",
+      "CREATE TABLE wal_maker AS SELECT generate_series(1, 10000) AS n",
+      "SELECT pg_switch_wal()",
+      "DROP TABLE wal_maker",
+    );
+    expect([mode.archive_mode, command.source]).toEqual(["off", "default"]);
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // the archiver's time to run it, were it on
+    expect(existsSync(ran)).toBe(false);
+    expect(readFileSync(path.join(own, "postgresql.conf"), "utf8")).not.toContain("archive_command");
+  }, 60_000);
+
+  it("keeps no per-role or per-database setting", async () => {
+    await asSuperuser(
+      cluster!.url,
+      "ALTER ROLE postgres SET work_mem = '7MB'",
+      "ALTER DATABASE own SET statement_timeout = '1234ms'",
+      "ALTER ROLE postgres IN DATABASE own SET search_path = planted, public",
+    );
+    await restart();
+    const [[settings], [workMem], [timeout]] = await asSuperuser(
+      cluster!.url,
+      "SELECT count(*)::int AS n FROM pg_db_role_setting",
+      "SHOW work_mem",
+      "SHOW statement_timeout",
+    );
+    expect(settings.n).toBe(0);
+    expect(workMem.work_mem).not.toBe("7MB");
+    expect(timeout.statement_timeout).toBe("0");
+  }, 60_000);
+
+  it("refuses a trigger that copies each new lead to a program, and writes nothing; starts once it is dropped", async () => {
+    const leaked = path.join(drop, "leads");
+    await asSuperuser(
+      cluster!.url,
+      "INSERT INTO customers (id, kind, name) VALUES ('source-1', 'source', 'Facebook Ads')",
+      `CREATE FUNCTION leak_lead() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+         EXECUTE format('COPY (SELECT %L, %L) TO PROGRAM %L', NEW.lead_name, NEW.mobile_number, 'cat >> ${leaked}');
+         RETURN NULL; END $$`,
+      "CREATE TRIGGER leak_lead AFTER INSERT ON referrals FOR EACH ROW EXECUTE FUNCTION leak_lead()",
+      INSERT_LEAD,
+    );
+    // The plant works while it runs: the lead's name and mobile number went to the file.
+    expect(readFileSync(leaked, "utf8")).toContain("Planted Lead");
+    await rm(leaked);
+    await expectRefused("function public.leak_lead() in own, trigger leak_lead on public.referrals in own");
+    singleUser(own, "DROP TRIGGER leak_lead ON referrals\nDROP FUNCTION leak_lead()", "own");
+    await restart();
+    await asSuperuser(cluster!.url, INSERT_LEAD);
+    expect(existsSync(leaked)).toBe(false);
+  }, 60_000);
+
+  it.each([
+    {
+      kind: "an event trigger",
+      plant: [
+        "CREATE FUNCTION planted_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN NULL; END $$",
+        "CREATE EVENT TRIGGER planted_ddl ON ddl_command_end EXECUTE FUNCTION planted_ddl()",
+      ],
+      found: "event trigger planted_ddl in own, function public.planted_ddl() in own",
+      remove: "DROP EVENT TRIGGER planted_ddl\nDROP FUNCTION planted_ddl()",
+    },
+    {
+      kind: "an extension",
+      plant: ["CREATE EXTENSION dblink"],
+      found: "extension dblink in own",
+      remove: "DROP EXTENSION dblink",
+    },
+    {
+      kind: "a role that cannot log in",
+      plant: ["CREATE ROLE planted_group"],
+      found: "role planted_group",
+      remove: "DROP ROLE planted_group",
+    },
+    {
+      kind: "a function of the migrations with another body",
+      plant: [
+        `CREATE OR REPLACE FUNCTION lead_intake_lead_block_size() RETURNS INTEGER LANGUAGE sql IMMUTABLE
+         AS $$ SELECT 1024 FROM (SELECT pg_catalog.pg_read_file('/etc/hostname')) f $$`,
+      ],
+      found: "function public.lead_intake_lead_block_size() in own",
+      remove:
+        "CREATE OR REPLACE FUNCTION lead_intake_lead_block_size() RETURNS INTEGER LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 1024 $$",
+    },
+    {
+      kind: "a function in template1, which every new database copies",
+      plant: ["CREATE FUNCTION planted() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$"],
+      database: "template1",
+      found: "function public.planted() in template1",
+      remove: "DROP FUNCTION planted()",
+    },
+  ])(
+    "refuses $kind in one sentence naming it; starts once it is dropped",
+    async ({ plant, found, remove, database }) => {
+      await asSuperuser(cluster!.urlOf(database ?? "own"), ...plant);
+      await expectRefused(found);
+      singleUser(own, remove, database ?? "own");
+      await restart();
+    },
+    60_000,
+  );
 });
