@@ -52,11 +52,19 @@ export class MigrationLockTimeout extends Error {
 }
 
 /**
- * How long a migration's statement waits for a table's lock before the migration is rolled back and tried again
- * after RETRY_PAUSE_MS: while its request waits, the host's own queries on that table queue behind it.
+ * How long a migration's statement waits for a table's lock before the migration is rolled back: while its request
+ * waits, the host's own queries on that table queue behind it. The next try follows a pause that doubles from
+ * RETRY_BASE_MS up to RETRY_CAP_MS, its lower half fixed and its upper half random, so that the host's queries pass
+ * most of the time and processes waiting together do not try in step (figures in docs/decisions.md).
  */
-const TABLE_LOCK_WAIT_MS = 2000;
-const RETRY_PAUSE_MS = 1000;
+const TABLE_LOCK_TRY_MS = 150;
+const RETRY_BASE_MS = 1000;
+const RETRY_CAP_MS = 8000;
+/**
+ * How often a waiting statement checks that its client is still there: a process stopped while it waits (SIGTERM)
+ * leaves no session waiting for the lock.
+ */
+const CLIENT_CHECK_MS = 500;
 
 export interface Migration {
   name: string;
@@ -123,17 +131,21 @@ export async function applyMigrations(
   try {
     const done: string[] = [];
     const lock = { deadline: Date.now() + lockWaitSeconds * 1000, waitSeconds: lockWaitSeconds };
+    let failedTries = 0;
     for (;;) {
       let applied: string | null;
       try {
         applied = await inTransaction(client, () => applyNext(client, migrations, lock));
       } catch (error) {
         if (error instanceof MigrationLockTimeout || (error as { code?: unknown }).code !== "55P03") throw error;
-        if (Date.now() + RETRY_PAUSE_MS >= lock.deadline) throw new MigrationLockTimeout(lock.waitSeconds, "tables");
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+        // The last try ends by the deadline.
+        const pause = Math.min(retryPause(failedTries++), lock.deadline - Date.now() - TABLE_LOCK_TRY_MS);
+        if (pause < 0) throw new MigrationLockTimeout(lock.waitSeconds, "tables");
+        await new Promise((resolve) => setTimeout(resolve, pause));
         continue;
       }
       if (applied === null) return done;
+      failedTries = 0;
       done.push(applied);
       // One line per migration, by name only: its SQL stays out of the log.
       logLine("info", "migration applied", { migration: applied });
@@ -141,6 +153,12 @@ export async function applyMigrations(
   } finally {
     await client.end();
   }
+}
+
+/** The pause after `failedTries` + 1 failed tries: RETRY_BASE_MS doubled each time up to RETRY_CAP_MS, jittered. */
+function retryPause(failedTries: number): number {
+  const ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** failedTries);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
 /** Under the lock: checks what is applied, then applies the first pending migration; null when none is. */
@@ -177,9 +195,14 @@ interface LockWait {
 
 /**
  * Takes the transaction's advisory lock, waiting at most until the run's deadline (lock_timeout applies to advisory
- * locks too); then the migration's own statements wait at most TABLE_LOCK_WAIT_MS for each lock.
+ * locks too); then the migration's own statements wait at most TABLE_LOCK_TRY_MS for each lock.
  */
 async function takeLock(client: pg.Client, lock: LockWait): Promise<void> {
+  // PostgreSQL 14 and later have the check.
+  await client.query(
+    "SELECT set_config(name, $1, true) FROM pg_settings WHERE name = 'client_connection_check_interval'",
+    [`${CLIENT_CHECK_MS}ms`],
+  );
   await client.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, lock.deadline - Date.now())}ms`]);
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [PRISMA_MIGRATE_LOCK]);
@@ -187,7 +210,7 @@ async function takeLock(client: pg.Client, lock: LockWait): Promise<void> {
     if ((error as { code?: unknown }).code === "55P03") throw new MigrationLockTimeout(lock.waitSeconds);
     throw error;
   }
-  await client.query("SELECT set_config('lock_timeout', $1, true)", [`${TABLE_LOCK_WAIT_MS}ms`]);
+  await client.query("SELECT set_config('lock_timeout', $1, true)", [`${TABLE_LOCK_TRY_MS}ms`]);
 }
 
 async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
