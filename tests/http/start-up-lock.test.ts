@@ -170,19 +170,21 @@ describe("start-up while another session holds the migrations' lock", () => {
     }
   }, 150_000);
 
-  it("SIGTERM during the wait ends the launcher promptly and leaves none of its processes", async () => {
+  it("SIGTERM during the wait ends the launcher promptly and leaves none of its processes or database sessions", async () => {
     // Waiting: the server answers liveness, and the database preparation is a child of the launcher.
     const run = await launchWaiting();
     try {
-      // Liveness can answer before the preparation child, started beside Next, reaches the lock.
-      const waiting = async () => {
-        const { rows } = await db.sql.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted",
+      /** The sessions waiting for the migrations' lock. */
+      const waiters = async () => {
+        const { rows } = await db.sql.query<{ pid: number }>(
+          "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted",
           [LOCK],
         );
-        return rows[0].n > 0;
+        return rows.map((row) => row.pid);
       };
-      expect(await until(waiting, 60_000), run.output()).toBe(true);
+      // Liveness can answer before they reach the lock: the preparation child, started beside Next, and the server's.
+      expect(await until(async () => (await waiters()).length === 2, 60_000), run.output()).toBe(true);
+      const sessions = await waiters();
       const processes = descendants(run.pid);
       expect(processes.length).toBeGreaterThanOrEqual(2);
       const sent = Date.now();
@@ -191,6 +193,15 @@ describe("start-up while another session holds the migrations' lock", () => {
       expect(how).toBe(0);
       expect(at - sent).toBeLessThan(10_000);
       expect(processes.filter(alive)).toEqual([]);
+      // Their sessions end with them, while the lock is still held: none waits on for it.
+      const remaining = async () => {
+        const { rows } = await db.sql.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE pid = ANY ($1)", [
+          sessions,
+        ]);
+        return rows.map((row) => row.pid);
+      };
+      expect(await until(async () => (await remaining()).length === 0, 2_000), String(await remaining())).toBe(true);
+      expect(await waiters()).toEqual([]);
     } finally {
       await holder.end();
     }
