@@ -303,7 +303,11 @@ function startPostmaster(bin, dir, port, ids) {
   });
 }
 
-/** Removes every ALTER ROLE/DATABASE ... SET: the settings the cluster runs with are the ones written here. */
+/**
+ * Removes every ALTER ROLE/DATABASE ... SET: the settings the cluster runs with are the ones written here.
+ *
+ * @param {string} adminUrl
+ */
 async function forgetRoleSettings(adminUrl) {
   const admin = new pg.Client({ connectionString: adminUrl, options: OWN_SESSION });
   await admin.connect();
@@ -319,6 +323,9 @@ async function forgetRoleSettings(adminUrl) {
  * (its pg_* roles, the superuser initdb made as role 10, plpgsql, and the functions of its two schemas that
  * initdb made) nor the migrations' (a function of theirs whose body differs counts too), each as
  * "kind name [in database]", sorted.
+ *
+ * @param {(database: string) => string} urlOf
+ * @returns {Promise<string[]>}
  */
 async function foreignObjects(urlOf) {
   const { triggers, functions } = migrationObjects(MIGRATIONS);
