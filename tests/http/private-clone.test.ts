@@ -6,6 +6,10 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { authorised, sendRaw } from "../helpers/hostile";
 import { makeClone, startClusterInClone, startLauncher, type Clone } from "../helpers/clone";
+import { TEST_KEY } from "../helpers/api";
+import { embeddedDataDir } from "@/lib/runtime/embedded-postgres.mjs";
+import { postgresUser, reachableBinaries } from "@/lib/runtime/postgres-user.mjs";
+import { freePort } from "@/scripts/process-group";
 
 /**
  * A clone under a private folder (mode 0700, like /root or
@@ -59,6 +63,54 @@ describe("a clone under a private folder", () => {
     });
     expect(`${seeded.stdout}${seeded.stderr}`).toMatch(/^Seeded \d+ users/m);
     expect(seeded.status).toBe(0);
+  }, 120_000);
+
+  it("refuses, exit 1 in one sentence, a cluster holding a trigger it did not make; serves once it is dropped", async () => {
+    const data = embeddedDataDir(clone.dir);
+    const ids = postgresUser();
+    const leaked = path.join(await mkdtemp(path.join(tmpdir(), "lead-intake-leak-")), "leads");
+    await chmod(path.dirname(leaked), 0o777);
+    /** SQL, one statement a line, run in single-user mode on the stopped cluster's leads database. */
+    const singleUser = (sql: string) => {
+      const run = spawnSync(reachableBinaries(ids).postgres, ["--single", "-D", data, "leads"], {
+        uid: ids.uid,
+        gid: ids.gid,
+        input: `${sql}\n`,
+        encoding: "utf8",
+      });
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(/ERROR|FATAL/);
+    };
+    singleUser(
+      [
+        "CREATE FUNCTION leak_lead() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN EXECUTE format('COPY (SELECT %L, %L) " +
+          `TO PROGRAM %L', NEW.lead_name, NEW.mobile_number, 'cat >> ${leaked}'); RETURN NULL; END $$`,
+        "CREATE TRIGGER leak_lead AFTER INSERT ON referrals FOR EACH ROW EXECUTE FUNCTION leak_lead()",
+      ].join("\n"),
+    );
+    const refused = spawnSync(process.execPath, ["lib/runtime/start.mjs", "--no-build"], {
+      cwd: clone.dir,
+      env: { ...process.env, PORT: String(await freePort()), LEADS_API_KEY: TEST_KEY, DATABASE_URL: undefined },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(refused.status).toBe(1);
+    const shown = data.startsWith(clone.dir) ? path.relative(clone.dir, data) : data;
+    expect(refused.stderr.trim().split("\n")).toContain(
+      `The embedded database in ${shown} holds what neither its migrations nor PostgreSQL made ` +
+        `(function public.leak_lead() in leads, trigger leak_lead on public.referrals in leads), which could run as ` +
+        `its superuser; drop them (as the postgres user: postgres --single -D ${data} <database>, then DROP ...;) ` +
+        `or remove ${shown} to start afresh, then start again`,
+    );
+    singleUser("DROP TRIGGER leak_lead ON referrals\nDROP FUNCTION leak_lead()");
+    const launcher = await startLauncher(clone);
+    try {
+      const lead = { leadName: "Unleaked Lead", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+      expect((await sendRaw(authorised("POST", "/api/leads", lead), launcher.baseUrl)).status).toBe(201);
+    } finally {
+      await launcher.stop();
+    }
+    expect(existsSync(leaked)).toBe(false);
+    await rm(path.dirname(leaked), { recursive: true, force: true });
   }, 120_000);
 
   it("starts a throw-away cluster in the temp folder, as npm test's global setup does", async () => {
