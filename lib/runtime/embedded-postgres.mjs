@@ -174,9 +174,8 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
   requireReachable(ids, path.dirname(dir));
   const created = !existsSync(path.join(dir, "PG_VERSION"));
   if (created) await initialise(bin, dir, ids);
-  writePrivateFile(path.join(dir, "postgresql.conf"), SERVER_SETTINGS, ids);
-  writePrivateFile(path.join(dir, "postgresql.auto.conf"), NO_SYSTEM_SETTINGS, ids);
   if (readPassword(dir) === null) {
+    writeOwnFiles(dir, ids); // single-user mode reads them too
     await setPassword(bin, dir, ids);
     if (!created) {
       console.log(
@@ -184,7 +183,8 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
       );
     }
   }
-  writePrivateFile(path.join(dir, "pg_hba.conf"), ACCESS_RULES, ids);
+  // Last before the server starts, whatever ran before as the server's user.
+  writeOwnFiles(dir, ids);
   const server = await startPostmaster(bin, dir, port, ids);
   const url = (db) => embeddedUrl(dir, port, db);
   const stop = async () => {
@@ -225,6 +225,13 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
   }
   const exited = new Promise((resolve) => server.once("exit", (code, signal) => resolve(signal ?? code)));
   return { url: url(database), urlOf: url, pid: server.pid, exited, stop };
+}
+
+/** The settings and access rules the server reads, written over whatever its data folder holds. */
+function writeOwnFiles(dir, ids) {
+  writePrivateFile(path.join(dir, "postgresql.conf"), SERVER_SETTINGS, ids);
+  writePrivateFile(path.join(dir, "postgresql.auto.conf"), NO_SYSTEM_SETTINGS, ids);
+  writePrivateFile(path.join(dir, "pg_hba.conf"), ACCESS_RULES, ids);
 }
 
 /** initdb without a password: the cluster gets one (setPassword) and its access rules before its first start. */
