@@ -55,9 +55,9 @@ describe("a pending migration behind a host's long transaction", () => {
       );
       expect(error).toBeInstanceOf(MigrationLockTimeout);
       expect((error as Error).message).toBe(new MigrationLockTimeout(waitSeconds, "tables").message);
-      // The bound holds, and the wait used most of it (the tries go on until then).
+      // The bound holds, and the tries went on until it (the last one ends by it).
       expect(Date.now() - startedAt).toBeLessThan(waitSeconds * 1000 + 1_000);
-      expect(Date.now() - startedAt).toBeGreaterThan(waitSeconds * 1000 - 4_500);
+      expect(Date.now() - startedAt).toBeGreaterThan(waitSeconds * 1000 - 1_000);
       await holder.query("COMMIT");
       expect(await applyMigrations(db.url, migrations, waitSeconds)).toEqual([NEEDS_REFERRALS.name]);
     } finally {
