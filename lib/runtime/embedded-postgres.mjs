@@ -53,8 +53,8 @@ const FILES = (dir) => ({
   ident_file: path.join(dir, "pg_ident.conf"),
 });
 /**
- * Written over postgresql.conf before every start: what initdb chose, fixed (a superuser once wrote an
- * archive_command there, run as the server's OS user), and no event trigger fires (the module has none).
+ * Written over postgresql.conf before every start: what initdb chose, fixed (an archive_command written there would
+ * run as the server's OS user), and no event trigger fires (the module has none).
  */
 const SERVER_SETTINGS = [
   "# Written by lib/runtime/embedded-postgres.mjs before every start; changes here are overwritten.",
@@ -183,7 +183,7 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
       );
     }
   }
-  // Last before the server starts, whatever ran before as the server's user.
+  // Again, last: single-user mode ran as the server's OS user, which can write them.
   writeOwnFiles(dir, ids);
   const server = await startPostmaster(bin, dir, port, ids);
   const url = (db) => embeddedUrl(dir, port, db);
