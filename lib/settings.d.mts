@@ -18,6 +18,7 @@ export function numericSetting<Name extends NumericSetting>(
   env?: Env,
 ): (typeof NUMERIC_SETTINGS)[Name]["fallback"] | number;
 export type LimitedOperation = "create" | "read";
+export const RATE_LIMIT_VARIABLES: Record<LimitedOperation, string>;
 export interface RateLimit {
   requests: number;
   periodSeconds: number;

@@ -43,7 +43,7 @@ function problemOf(name, value) {
 }
 
 /** The rate limits' variables (lib/api/rate-limit.ts): lead creation (POST) and the reads (the GET operations). */
-const RATE_LIMIT_VARIABLES = { create: "LEADS_RATE_LIMIT_CREATE", read: "LEADS_RATE_LIMIT_READ" };
+export const RATE_LIMIT_VARIABLES = { create: "LEADS_RATE_LIMIT_CREATE", read: "LEADS_RATE_LIMIT_READ" };
 const PERIODS = { s: 1, sec: 1, second: 1, min: 60, minute: 60, h: 3600, hour: 3600 };
 const LIMIT = /^([1-9][0-9]{0,8})\/(s|sec|second|min|minute|h|hour)$/;
 
