@@ -4,7 +4,8 @@
 // stay out of logs) and shows how to read it once the server is ready. .env.local
 // holds that key, so it is kept readable by its owner only (mode 0600), and a key
 // under the minimum length (lib/api/api-key.mjs) is refused before anything starts.
-// `npm run serve` does the same without the build step.
+// `npm run serve` does the same without the build step, and `npm run dev` (--dev) runs `next dev` instead: no build,
+// each request served from the current sources.
 //
 // Lifecycle (docs/operating.md, "The launcher in production"): on SIGTERM or SIGINT
 // Next drains first (stops accepting, finishes what it serves), then the database
@@ -39,6 +40,7 @@ let server;
 /** The build or the database preparation while it runs (each a child process of its own). */
 const stages = new Set();
 let stopping = false;
+const dev = process.argv.includes("--dev");
 
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => shutdown(0));
 try {
@@ -85,7 +87,7 @@ async function main() {
     console.log(`Embedded PostgreSQL running, data in ${shownPath(dir)}`);
   }
 
-  if (!process.argv.includes("--no-build")) {
+  if (!dev && !process.argv.includes("--no-build")) {
     // the OpenAPI document, then next build; in a process group of its own, so that stopping ends npm's children too
     const built = await runStage("npm", ["run", "build"], { detached: true });
     if (stopping) return;
@@ -135,19 +137,28 @@ async function stopStages() {
 function startNext() {
   // Next itself, not through npx: a signal to the launcher must reach the server.
   const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
+  if (dev) {
+    // `next dev` serves from a child process of its own: a group of its own, so that stopping ends that child too.
+    // No preload: request timeouts and the method guard are the production server's (docs/host-guide.md).
+    server = spawn(process.execPath, [nextBin, "dev", "-p", String(port)], { stdio: "inherit", detached: true });
+    server.on("exit", serverExited);
+    return;
+  }
   const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
   // Next writes to the launcher's own stdout: relaying each access log line through this process costs CPU per request
   // (docs/decisions.md, "The launcher does not relay Next's output").
   server = spawn(process.execPath, [...heapArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });
-  server.on("exit", (code, signal) => {
-    if (!stopping)
-      shutdown(
-        1,
-        `The Next.js server stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the database too, so that a supervisor can restart the service`,
-      );
-  });
+  server.on("exit", serverExited);
+}
+
+function serverExited(code, signal) {
+  if (!stopping)
+    shutdown(
+      1,
+      `The Next.js server stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the database too, so that a supervisor can restart the service`,
+    );
 }
 
 /**
@@ -194,8 +205,16 @@ async function shutdown(code, why) {
   await stopStages();
   if (server && server.exitCode === null && server.signalCode === null) {
     const exited = new Promise((resolve) => server.once("exit", resolve));
-    server.kill("SIGTERM");
-    const timer = setTimeout(() => server.kill("SIGKILL"), DRAIN_MS);
+    const signalServer = (signal) => {
+      try {
+        if (dev) process.kill(-server.pid, signal);
+        else server.kill(signal);
+      } catch {
+        // exited meanwhile
+      }
+    };
+    signalServer("SIGTERM");
+    const timer = setTimeout(() => signalServer("SIGKILL"), DRAIN_MS);
     await exited;
     clearTimeout(timer);
   }
