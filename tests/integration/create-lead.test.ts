@@ -9,6 +9,7 @@ import { call, post, TEST_KEY, type ApiResponse } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { expectError, expectNoWrites } from "../helpers/expect-api";
 import { insertPerson, insertUser, keysOf } from "../helpers/read-fixtures";
+import { OPTIONAL_FIELDS } from "../helpers/oracle";
 
 /**
  * POST /api/leads through the real route handlers on a real PostgreSQL database:
@@ -410,14 +411,11 @@ describe("request body", () => {
     }
   });
 
-  it.each(["assignedAgentId", "leadState", "leadCity", "leadAddress", "relationship", "projectType", "remark"])(
-    "rejects null for the optional %s (rule 7)",
-    async (field) => {
-      const res = await expectNoWrites(db.sql, () => post({ ...MIN, [field]: null }));
-      expectError(res, 400, "INVALID_INPUT");
-      expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual([field]);
-    },
-  );
+  it.each(OPTIONAL_FIELDS)("rejects null for the optional %s (rule 7)", async (field) => {
+    const res = await expectNoWrites(db.sql, () => post({ ...MIN, [field]: null }));
+    expectError(res, 400, "INVALID_INPUT");
+    expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual([field]);
+  });
 
   it.each(["", "   "])("rejects the empty assignedAgentId %j (rule 7)", async (id) => {
     const res = await expectNoWrites(db.sql, () => post({ ...MIN, assignedAgentId: id }));
