@@ -22,6 +22,7 @@ const nextConfig = {
  * (`node server.js`, docs/host-guide.md, "Deployment shapes"). `next start` serves the same build; set only while
  * building, so that `next start` does not warn that it is meant for the other shape.
  */
+/** @param {string} phase */
 export default function config(phase) {
   return phase === PHASE_PRODUCTION_BUILD ? { ...nextConfig, output: "standalone" } : nextConfig;
 }

@@ -3,27 +3,40 @@
 // start, and by `next start` itself (instrumentation.ts), which leaves a host's pages serving and the data operations
 // answering 503 API_NOT_CONFIGURED: either way one sentence, never a NaN.
 
+/** @typedef {Record<string, string | undefined>} Env */
+
 /** Each numeric variable, its default (undefined: derived from another, see README) and its range. */
 export const NUMERIC_SETTINGS = {
   PORT: { fallback: 3000, min: 1, max: 65535 },
   EMBEDDED_PG_PORT: { fallback: 54329, min: 1, max: 65535 },
   DATABASE_POOL_SIZE: { fallback: 10, min: 1, max: 1000 },
-  DATABASE_READ_CONNECTIONS: { fallback: undefined, min: 1, max: 1000 },
+  DATABASE_READ_CONNECTIONS: { fallback: /** @type {undefined} */ (undefined), min: 1, max: 1000 },
   LEADS_MIGRATION_LOCK_TIMEOUT: { fallback: 60, min: 1, max: 86400 },
   // Milliseconds; a day at most, since a timer past 2^31 ms fires at once, every millisecond.
   OTEL_METRIC_EXPORT_INTERVAL: { fallback: 60000, min: 100, max: 86400000 },
 };
 
-/** One sentence refusing the first numeric setting that is not a whole number in its range, or undefined. */
+/** @typedef {keyof typeof NUMERIC_SETTINGS} NumericSetting */
+
+/**
+ * One sentence refusing the first numeric setting that is not a whole number in its range, or undefined.
+ * @param {Env} [env]
+ */
 function numericSettingsProblem(env = process.env) {
-  for (const name of Object.keys(NUMERIC_SETTINGS)) {
+  for (const name of /** @type {NumericSetting[]} */ (Object.keys(NUMERIC_SETTINGS))) {
     const problem = problemOf(name, env[name]);
     if (problem) return problem;
   }
   return undefined;
 }
 
-/** The setting's value, its default when unset or empty; throws the sentence of numericSettingsProblem when invalid. */
+/**
+ * The setting's value, its default when unset or empty; throws the sentence of numericSettingsProblem when invalid.
+ * @template {NumericSetting} Name
+ * @param {Name} name
+ * @param {Env} [env]
+ * @returns {(typeof NUMERIC_SETTINGS)[Name]["fallback"] | number}
+ */
 export function numericSetting(name, env = process.env) {
   const value = env[name];
   const problem = problemOf(name, value);
@@ -31,6 +44,10 @@ export function numericSetting(name, env = process.env) {
   return value === undefined || value === "" ? NUMERIC_SETTINGS[name].fallback : Number(value);
 }
 
+/**
+ * @param {NumericSetting} name
+ * @param {string | undefined} value
+ */
 function problemOf(name, value) {
   if (value === undefined || value === "") return undefined;
   const { min, max } = NUMERIC_SETTINGS[name];
@@ -43,17 +60,24 @@ function problemOf(name, value) {
 }
 
 /** The rate limits' variables (lib/api/rate-limit.ts): lead creation (POST) and the reads (the GET operations). */
-const RATE_LIMIT_VARIABLES = { create: "LEADS_RATE_LIMIT_CREATE", read: "LEADS_RATE_LIMIT_READ" };
+export const RATE_LIMIT_VARIABLES = { create: "LEADS_RATE_LIMIT_CREATE", read: "LEADS_RATE_LIMIT_READ" };
+/** @typedef {keyof typeof RATE_LIMIT_VARIABLES} LimitedOperation */
+/** @typedef {{ requests: number, periodSeconds: number }} RateLimit */
+/** @type {Record<string, number>} */
 const PERIODS = { s: 1, sec: 1, second: 1, min: 60, minute: 60, h: 3600, hour: 3600 };
 const LIMIT = /^([1-9][0-9]{0,8})\/(s|sec|second|min|minute|h|hour)$/;
 
 /**
  * The rate limits set (off when unset or empty); a value that is not `<requests>/<s|min|hour>` throws one sentence
  * naming the variable.
+ * @param {Env} [env]
  */
 export function rateLimitsOf(env = process.env) {
+  /** @type {Partial<Record<LimitedOperation, RateLimit>>} */
   const limits = {};
-  for (const [operation, variable] of Object.entries(RATE_LIMIT_VARIABLES)) {
+  for (const [operation, variable] of /** @type {[LimitedOperation, string][]} */ (
+    Object.entries(RATE_LIMIT_VARIABLES)
+  )) {
     const value = env[variable]?.trim();
     if (!value) continue;
     const match = LIMIT.exec(value);
@@ -67,7 +91,10 @@ export function rateLimitsOf(env = process.env) {
   return limits;
 }
 
-/** LEADS_METRICS_PORT as a port number, or undefined when unset; a value that is no port throws one sentence. */
+/**
+ * LEADS_METRICS_PORT as a port number, or undefined when unset; a value that is no port throws one sentence.
+ * @param {Env} [env]
+ */
 export function metricsPortOf(env = process.env) {
   const value = env.LEADS_METRICS_PORT?.trim();
   if (!value) return undefined;
@@ -79,7 +106,11 @@ export function metricsPortOf(env = process.env) {
   return port;
 }
 
-/** One sentence refusing the first setting that cannot be read (numeric, rate limit, metrics port), or undefined. */
+/**
+ * One sentence refusing the first setting that cannot be read (numeric, rate limit, metrics port), or undefined.
+ * @param {Env} [env]
+ * @returns {string | undefined}
+ */
 export function settingsProblem(env = process.env) {
   const numeric = numericSettingsProblem(env);
   if (numeric) return numeric;
@@ -87,25 +118,30 @@ export function settingsProblem(env = process.env) {
     rateLimitsOf(env);
     metricsPortOf(env);
   } catch (error) {
-    return error.message;
+    return /** @type {Error} */ (error).message;
   }
   return undefined;
 }
 
-/** What a host's `next start` says at start when the data operations will answer 503 API_NOT_CONFIGURED. */
+/**
+ * What a host's `next start` says at start when the data operations will answer 503 API_NOT_CONFIGURED.
+ * @param {string} problem
+ */
 export function untilConfigured(problem) {
   return `${problem}; until then the lead intake API answers 503 API_NOT_CONFIGURED`;
 }
 
 // Under a registered symbol: Next gives instrumentation.ts and each route their own copy of this module.
 const UNREADABLE = Symbol.for("lead-intake-service.unreadable-setting");
+/** @type {Record<symbol, boolean | undefined>} */
+const shared = /** @type {any} */ (globalThis);
 
 /** For a host's `next start` (instrumentation.ts): a setting could not be read, so the data operations answer 503. */
 export function refuseDataOperations() {
-  globalThis[UNREADABLE] = true;
+  shared[UNREADABLE] = true;
 }
 
 /** Whether instrumentation.ts found a setting it could not read (lib/api/auth.ts answers 503 API_NOT_CONFIGURED). */
 export function dataOperationsRefused() {
-  return globalThis[UNREADABLE] === true;
+  return shared[UNREADABLE] === true;
 }

@@ -7,18 +7,18 @@ const WARNING = /^\s*(?:⚠|warning\b)|\bbuild encountered \d+ warnings?\b/i;
 const ABOUT_THE_MACHINE = /No build cache found/;
 const child = spawn("next", ["build"], { stdio: ["inherit", "pipe", "pipe"] });
 let warned = false;
-for (const [stream, sink] of [
+for (const [stream, sink] of /** @type {[import("node:stream").Readable, NodeJS.WriteStream][]} */ ([
   [child.stdout, process.stdout],
   [child.stderr, process.stderr],
-]) {
+])) {
   let partial = "";
-  const check = (line) => {
+  const check = (/** @type {string} */ line) => {
     if (WARNING.test(line) && !ABOUT_THE_MACHINE.test(line)) warned = true;
   };
   stream.on("data", (chunk) => {
     sink.write(chunk);
     const lines = (partial + chunk.toString()).split("\n");
-    partial = lines.pop().slice(-4096);
+    partial = (lines.pop() ?? "").slice(-4096);
     lines.forEach(check);
   });
   stream.on("end", () => check(partial));

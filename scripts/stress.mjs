@@ -29,7 +29,9 @@ if (existsSync(report)) {
   passed = results.numPassedTests;
   failed = results.numFailedTests;
   // A file that fails before its tests run (a hook, an import) fails no test but is still a failure.
-  failed += results.testResults.filter(
+  /** @type {{ status: string, assertionResults: { status: string }[] }[]} */
+  const files = results.testResults;
+  failed += files.filter(
     (file) => file.status === "failed" && file.assertionResults.every((t) => t.status !== "failed"),
   ).length;
   rmSync(report, { force: true });

@@ -12,7 +12,11 @@ export const MIN_KEY_LENGTH = 32;
 /** The keys a request may present (docs/operating.md, "Key rotation"). */
 const KEY_VARIABLES = ["LEADS_API_KEY", "LEADS_API_KEY_PREVIOUS"];
 
-/** One sentence refusing the first configured key shorter than MIN_KEY_LENGTH, or undefined when none is. */
+/**
+ * One sentence refusing the first configured key shorter than MIN_KEY_LENGTH, or undefined when none is.
+ * @param {import("../settings.mjs").Env} [env]
+ * @returns {string | undefined}
+ */
 export function shortKeyProblem(env = process.env) {
   for (const name of KEY_VARIABLES) {
     const key = env[name];
@@ -26,6 +30,7 @@ export function shortKeyProblem(env = process.env) {
 /**
  * For a host's `next start`: one sentence when the data operations will answer 503 API_NOT_CONFIGURED (no current key,
  * or a key under MIN_KEY_LENGTH), or undefined when the key is usable.
+ * @param {import("../settings.mjs").Env} [env]
  */
 export function unusableKeyProblem(env = process.env) {
   const problem = env.LEADS_API_KEY

@@ -17,7 +17,10 @@ import {
 import path from "node:path";
 import { shownPath, StartupError } from "./postgres-user.mjs";
 
-/** The password file of the cluster whose data folder is `dir`: beside it, not in it (the postgres user owns that). */
+/**
+ * The password file of the cluster whose data folder is `dir`: beside it, not in it (the postgres user owns that).
+ * @param {string} dir
+ */
 export function passwordFile(dir) {
   return `${path.resolve(dir)}.password`;
 }
@@ -30,6 +33,8 @@ export function newPassword() {
  * The password of the cluster in `dir`, or null when it has none on file. Read
  * without following a link, and only from a regular file of this user that no one
  * else can read: anything else is refused in one sentence.
+ * @param {string} dir
+ * @returns {string | null}
  */
 export function readPassword(dir) {
   const file = passwordFile(dir);
@@ -37,12 +42,13 @@ export function readPassword(dir) {
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
-    if (error.code === "ENOENT") return null;
-    throw untrusted(file, error.code);
+    const { code } = /** @type {NodeJS.ErrnoException} */ (error);
+    if (code === "ENOENT") return null;
+    throw untrusted(file, code);
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.uid !== process.getuid() || (stat.mode & 0o077) !== 0)
+    if (!stat.isFile() || stat.uid !== process.getuid?.() || (stat.mode & 0o077) !== 0)
       throw untrusted(file, `mode ${(stat.mode & 0o777).toString(8)}, uid ${stat.uid}`);
     return readFileSync(fd, "utf8").trim();
   } finally {
@@ -50,6 +56,10 @@ export function readPassword(dir) {
   }
 }
 
+/**
+ * @param {string} file
+ * @param {string | undefined} why
+ */
 function untrusted(file, why) {
   return new StartupError(
     `${shownPath(file)} is not a private file of this user (${why}); remove it and start again, and the embedded database gets a new password`,
@@ -60,12 +70,15 @@ function untrusted(file, why) {
  * Writes `text` to `file` as a new file created with mode 0600 (O_EXCL: never
  * through a planted link, never readable by others for a moment), owned by
  * `owner` when given, then renamed over `file`: readers see the old or the whole new one.
+ * @param {string} file
+ * @param {string} text
+ * @param {{ uid?: number, gid?: number }} [owner]
  */
 export function writePrivateFile(file, text, owner) {
   const partial = `${file}.${randomBytes(4).toString("hex")}`;
   const fd = openSync(partial, "wx", 0o600);
   try {
-    if (owner?.uid !== undefined) fchownSync(fd, owner.uid, owner.gid);
+    if (owner?.uid !== undefined) fchownSync(fd, owner.uid, /** @type {number} */ (owner.gid));
     writeFileSync(fd, text);
   } finally {
     closeSync(fd);

@@ -36,7 +36,8 @@ const KEPT_ENVIRONMENT = /^(PATH|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TZDIR)$/;
 /** initdb and postgres print in English, so that readiness and failures can be read from their output. */
 function postgresEnvironment() {
   const kept = Object.entries(process.env).filter(([name]) => KEPT_ENVIRONMENT.test(name));
-  return { ...Object.fromEntries(kept), LC_MESSAGES: "C" };
+  // Next's types require NODE_ENV of every environment; PostgreSQL's has none.
+  return /** @type {NodeJS.ProcessEnv} */ (/** @type {unknown} */ ({ ...Object.fromEntries(kept), LC_MESSAGES: "C" }));
 }
 /** Loopback only, no Unix socket, SCRAM: on the command line, which outranks postgresql.conf and ALTER SYSTEM. */
 const SETTINGS = {
@@ -47,7 +48,7 @@ const SETTINGS = {
 /**
  * The files it reads its settings and access rules from, fixed the same way: ALTER SYSTEM SET hba_file is outranked.
  */
-const FILES = (dir) => ({
+const FILES = (/** @type {string} */ dir) => ({
   config_file: path.join(dir, "postgresql.conf"),
   hba_file: path.join(dir, "pg_hba.conf"),
   ident_file: path.join(dir, "pg_ident.conf"),
@@ -104,7 +105,24 @@ const ACCESS_RULES = [
   "",
 ].join("\n");
 
-/** URL of a database of the embedded cluster in `dir` listening on `port`, with the password on file beside it. */
+/** @typedef {import("./postgres-user.mjs").Ids} Ids */
+/** @typedef {import("./postgres-user.mjs").Binaries} Binaries */
+
+/**
+ * @typedef {object} EmbeddedPostgresServer
+ * @property {string} url URL of the database asked for.
+ * @property {(database: string) => string} urlOf URL of any database of the same cluster.
+ * @property {number} pid The postmaster's process id.
+ * @property {Promise<number | string>} exited Settles when the server exits for any reason, with its code or signal.
+ * @property {() => Promise<void>} stop
+ */
+
+/**
+ * URL of a database of the embedded cluster in `dir` listening on `port`, with the password on file beside it.
+ * @param {string} dir
+ * @param {number} port
+ * @param {string} database
+ */
 export function embeddedUrl(dir, port, database) {
   const password = readPassword(dir);
   if (password === null) {
@@ -115,13 +133,20 @@ export function embeddedUrl(dir, port, database) {
   return `postgresql://${USER}:${password}@127.0.0.1:${port}/${database}`;
 }
 
-/** Removes the cluster in `dir`: its data folder and its password file. */
+/**
+ * Removes the cluster in `dir`: its data folder and its password file.
+ * @param {string} dir
+ */
 export function removeEmbeddedCluster(dir) {
   rmSync(dir, { recursive: true, force: true });
   rmSync(passwordFile(dir), { force: true });
 }
 
-/** The PostgreSQL server running on the data directory `dir`, if any, from its postmaster.pid. */
+/**
+ * The PostgreSQL server running on the data directory `dir`, if any, from its postmaster.pid.
+ * @param {string} dir
+ * @returns {{ pid: number, port: number } | null}
+ */
 export function runningPostmaster(dir) {
   let lines;
   try {
@@ -137,7 +162,10 @@ export function runningPostmaster(dir) {
   return { pid, port: Number(lines[3]) };
 }
 
-/** Stops a PostgreSQL server that is not a child of this process (fast shutdown), and waits until it is gone. */
+/**
+ * Stops a PostgreSQL server that is not a child of this process (fast shutdown), and waits until it is gone.
+ * @param {number} pid
+ */
 export async function stopPostmaster(pid, timeoutMs = 30_000) {
   process.kill(pid, "SIGINT");
   const deadline = Date.now() + timeoutMs;
@@ -155,6 +183,8 @@ export async function stopPostmaster(pid, timeoutMs = 30_000) {
  * `database` exists. Returns its connection URL, the server's pid, a promise that
  * settles when the server exits for any reason (`exited`, with the exit code or
  * signal), and a stop function. Every failure is a StartupError.
+ * @param {{ dir: string, port: number, database: string, persistent?: boolean }} options
+ * @returns {Promise<EmbeddedPostgresServer>}
  */
 export async function startEmbeddedPostgres({ dir, port, database, persistent = true }) {
   const ids = postgresUser();
@@ -186,7 +216,7 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
   // Again, last: single-user mode ran as the server's OS user, which can write them.
   writeOwnFiles(dir, ids);
   const server = await startPostmaster(bin, dir, port, ids);
-  const url = (db) => embeddedUrl(dir, port, db);
+  const url = (/** @type {string} */ db) => embeddedUrl(dir, port, db);
   const stop = async () => {
     if (server.exitCode === null && server.signalCode === null) {
       const exited = new Promise((resolve) => server.once("exit", resolve));
@@ -202,7 +232,7 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
   } catch (error) {
     await stop();
     throw new StartupError(
-      `The embedded PostgreSQL started but checking what its databases hold failed (${error.message}); remove ${shownPath(dir)} and start again, or set DATABASE_URL`,
+      `The embedded PostgreSQL started but checking what its databases hold failed (${/** @type {Error} */ (error).message}); remove ${shownPath(dir)} and start again, or set DATABASE_URL`,
     );
   }
   if (foreign.length > 0) {
@@ -220,24 +250,34 @@ export async function startEmbeddedPostgres({ dir, port, database, persistent = 
   } catch (error) {
     await stop();
     throw new StartupError(
-      `The embedded PostgreSQL started but database "${database}" could not be created (${error.message}); remove ${shownPath(dir)} and start again, or set DATABASE_URL`,
+      `The embedded PostgreSQL started but database "${database}" could not be created (${/** @type {Error} */ (error).message}); remove ${shownPath(dir)} and start again, or set DATABASE_URL`,
     );
   }
-  const exited = new Promise((resolve) => server.once("exit", (code, signal) => resolve(signal ?? code)));
-  return { url: url(database), urlOf: url, pid: server.pid, exited, stop };
+  /** @type {Promise<number | string>} */
+  const exited = new Promise((resolve) => server.once("exit", (code, signal) => resolve(signal ?? code ?? -1)));
+  return { url: url(database), urlOf: url, pid: /** @type {number} */ (server.pid), exited, stop };
 }
 
-/** The settings and access rules the server reads, written over whatever its data folder holds. */
+/**
+ * The settings and access rules the server reads, written over whatever its data folder holds.
+ * @param {string} dir
+ * @param {Ids} ids
+ */
 function writeOwnFiles(dir, ids) {
   writePrivateFile(path.join(dir, "postgresql.conf"), SERVER_SETTINGS, ids);
   writePrivateFile(path.join(dir, "postgresql.auto.conf"), NO_SYSTEM_SETTINGS, ids);
   writePrivateFile(path.join(dir, "pg_hba.conf"), ACCESS_RULES, ids);
 }
 
-/** initdb without a password: the cluster gets one (setPassword) and its access rules before its first start. */
+/**
+ * initdb without a password: the cluster gets one (setPassword) and its access rules before its first start.
+ * @param {Binaries} bin
+ * @param {string} dir
+ * @param {Ids} ids
+ */
 async function initialise(bin, dir, ids) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (ids.uid !== undefined) chownSync(dir, ids.uid, ids.gid);
+  if (ids.uid !== undefined) chownSync(dir, ids.uid, /** @type {number} */ (ids.gid));
   const { code, output } = await run(
     bin.initdb,
     [`--pgdata=${dir}`, "--auth=trust", `--username=${USER}`, "--lc-messages=C"],
@@ -255,6 +295,9 @@ async function initialise(bin, dir, ids) {
  * listening, the password on stdin, never on a command line or on disk for the
  * postgres user), then files it beside the data folder. Filed last: a crash in
  * between leaves no password file, and the next start sets one again.
+ * @param {Binaries} bin
+ * @param {string} dir
+ * @param {Ids} ids
  */
 async function setPassword(bin, dir, ids) {
   const password = newPassword();
@@ -268,7 +311,14 @@ async function setPassword(bin, dir, ids) {
   writePrivateFile(passwordFile(dir), `${password}\n`);
 }
 
-/** postgres, in its own process group: a Ctrl-C in the terminal reaches the launcher, which stops it last. */
+/**
+ * postgres, in its own process group: a Ctrl-C in the terminal reaches the launcher, which stops it last.
+ * @param {Binaries} bin
+ * @param {string} dir
+ * @param {number} port
+ * @param {Ids} ids
+ * @returns {Promise<import("node:child_process").ChildProcess>}
+ */
 function startPostmaster(bin, dir, port, ids) {
   const settings = Object.entries({ ...SETTINGS, ...FILES(dir) }).flatMap(([name, value]) => [
     "-c",
@@ -284,7 +334,7 @@ function startPostmaster(bin, dir, port, ids) {
     let output = "";
     let ready = false;
     // Read (and, once ready, drop) everything it logs: its lines can quote statements and values.
-    child.stderr.on("data", (chunk) => {
+    child.stderr.on("data", (/** @type {Buffer} */ chunk) => {
       if (ready) return;
       output = (output + chunk).slice(-16_384);
       if (output.includes("database system is ready to accept connections")) {
@@ -295,7 +345,7 @@ function startPostmaster(bin, dir, port, ids) {
     child.once("error", (error) =>
       reject(
         new StartupError(
-          `The embedded PostgreSQL could not be run (${error.code ?? error.message}); reinstall with npm ci, or set DATABASE_URL`,
+          `The embedded PostgreSQL could not be run (${/** @type {NodeJS.ErrnoException} */ (error).code ?? error.message}); reinstall with npm ci, or set DATABASE_URL`,
         ),
       ),
     );
@@ -336,7 +386,9 @@ async function forgetRoleSettings(adminUrl) {
  */
 async function foreignObjects(urlOf) {
   const { triggers, functions } = migrationObjects(MIGRATIONS);
+  /** @type {string[]} */
   const found = [];
+  /** @type {(database: string, query: string, params?: unknown[]) => Promise<Record<string, string>[]>} */
   const inDatabase = async (database, query, params = []) => {
     const client = new pg.Client({ connectionString: urlOf(database), options: OWN_SESSION });
     await client.connect();
@@ -372,6 +424,10 @@ async function foreignObjects(urlOf) {
   return found.sort();
 }
 
+/**
+ * @param {string} adminUrl
+ * @param {string} database
+ */
 async function ensureDatabase(adminUrl, database) {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -383,6 +439,13 @@ async function ensureDatabase(adminUrl, database) {
   }
 }
 
+/**
+ * @param {string} file
+ * @param {string[]} args
+ * @param {Ids} ids
+ * @param {string} [input]
+ * @returns {Promise<{ code: number | null, output: string }>}
+ */
 function run(file, args, ids, input) {
   return new Promise((resolve) => {
     const child = spawn(file, args, {
@@ -392,15 +455,18 @@ function run(file, args, ids, input) {
     });
     child.stdin?.end(input);
     let output = "";
-    const keep = (chunk) => (output = (output + chunk).slice(-16_384));
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
+    const keep = (/** @type {Buffer} */ chunk) => (output = (output + chunk).slice(-16_384));
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
     child.once("error", (error) => resolve({ code: -1, output: error.message }));
     child.once("close", (code) => resolve({ code, output }));
   });
 }
 
-/** The last FATAL/ERROR line of a PostgreSQL program's output, else its last line: the reason it gives. */
+/**
+ * The last FATAL/ERROR line of a PostgreSQL program's output, else its last line: the reason it gives.
+ * @param {string} output
+ */
 function lastLine(output) {
   const lines = output
     .split("\n")
@@ -409,7 +475,12 @@ function lastLine(output) {
   return (lines.findLast((l) => /FATAL|ERROR|error/.test(l)) ?? lines.at(-1) ?? "").slice(0, 300);
 }
 
-/** Whether nothing listens on `port` (on `host`, or on any address). */
+/**
+ * Whether nothing listens on `port` (on `host`, or on any address).
+ * @param {number} port
+ * @param {string} [host]
+ * @returns {Promise<boolean>}
+ */
 export function portFree(port, host) {
   return new Promise((resolve) => {
     const probe = createServer();
@@ -418,15 +489,20 @@ export function portFree(port, host) {
   });
 }
 
+/** @param {number} pid */
 function alive(pid) {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return error.code === "EPERM";
+    return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
   }
 }
 
+/**
+ * @param {number} pid
+ * @param {string} file
+ */
 function readProc(pid, file) {
   try {
     return readFileSync(`/proc/${pid}/${file}`, "utf8").trim();

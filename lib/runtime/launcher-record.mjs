@@ -10,7 +10,10 @@ import { runningPostmaster, shownPath, StartupError, stopPostmaster } from "./em
 
 const RECORD = path.resolve(".data", "launcher.json");
 
-/** Refuses to start while another launcher runs this clone's database; stops what a killed one left running. */
+/**
+ * Refuses to start while another launcher runs this clone's database; stops what a killed one left running.
+ * @param {string} dir
+ */
 export async function checkEarlierLauncher(dir) {
   const earlier = read();
   if (!earlier || earlier.pid === process.pid) return;
@@ -29,6 +32,7 @@ export async function checkEarlierLauncher(dir) {
   rmSync(RECORD, { force: true });
 }
 
+/** @param {{ port: number, postgresPid: number }} launcher */
 export function recordLauncher({ port, postgresPid }) {
   mkdirSync(path.dirname(RECORD), { recursive: true });
   writeFileSync(RECORD, JSON.stringify({ pid: process.pid, port, postgresPid }));
@@ -38,6 +42,7 @@ export function forgetLauncher() {
   if (read()?.pid === process.pid) rmSync(RECORD, { force: true });
 }
 
+/** @returns {{ pid: number, port: number, postgresPid: number } | null} */
 function read() {
   try {
     return JSON.parse(readFileSync(RECORD, "utf8"));
@@ -46,12 +51,15 @@ function read() {
   }
 }
 
-/** A live process running this launcher (its pid may since have gone to another program). */
+/**
+ * A live process running this launcher (its pid may since have gone to another program).
+ * @param {number} pid
+ */
 function isLauncher(pid) {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    if (error.code !== "EPERM") return false;
+    if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EPERM") return false;
   }
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("start.mjs");

@@ -21,7 +21,7 @@ export function loadLocalEnv() {
       chmodSync(ENV_FILE, 0o600);
     } catch (error) {
       throw new LocalEnvError(
-        `${ENV_FILE} holds the API key but is readable by other users, and making it private failed (${error.code ?? error.message}); run chmod 600 ${ENV_FILE} and start again`,
+        `${ENV_FILE} holds the API key but is readable by other users, and making it private failed (${/** @type {NodeJS.ErrnoException} */ (error).code ?? /** @type {Error} */ (error).message}); run chmod 600 ${ENV_FILE} and start again`,
       );
     }
   }
@@ -29,12 +29,18 @@ export function loadLocalEnv() {
   return true;
 }
 
-/** The port the server listens on: PORT, else its default (lib/settings.mjs). */
+/**
+ * The port the server listens on: PORT, else its default (lib/settings.mjs).
+ * @param {import("../settings.mjs").Env} [env]
+ */
 export function localPort(env = process.env) {
   return numericSetting("PORT", env);
 }
 
-/** The base URL of the server on this machine. */
+/**
+ * The base URL of the server on this machine.
+ * @param {import("../settings.mjs").Env} [env]
+ */
 export function localBaseUrl(env = process.env) {
   return `http://localhost:${localPort(env)}`;
 }

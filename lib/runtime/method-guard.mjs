@@ -15,13 +15,17 @@ import { readFileSync } from "node:fs";
 const ROUTED = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const { originalMethodHeader } = JSON.parse(readFileSync(new URL("../api/method-guard.json", import.meta.url), "utf8"));
 
-/** Before Next sees the request: hands an unroutable method under /api to the routes as PATCH. */
+/**
+ * Before Next sees the request: hands an unroutable method under /api to the routes as PATCH.
+ * @param {import("node:http").IncomingMessage} req
+ */
 export function guardMethod(req) {
-  if (ROUTED.has(req.method)) {
+  const method = req.method ?? "";
+  if (ROUTED.has(method)) {
     // Only this guard may set it: a client's own value would name any method it likes.
     if (req.headers[originalMethodHeader] !== undefined) delete req.headers[originalMethodHeader];
-  } else if (/^\/api(\/|\?|$)/.test(req.url)) {
-    req.headers[originalMethodHeader] = req.method;
+  } else if (/^\/api(\/|\?|$)/.test(req.url ?? "")) {
+    req.headers[originalMethodHeader] = method;
     req.method = "PATCH";
   }
 }

@@ -9,22 +9,34 @@ import http from "node:http";
 import { guardMethod } from "./method-guard.mjs";
 import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, WRITE_TIMEOUT_MS } from "./server-timeouts.mjs";
 
-const createServer = http.createServer;
-http.createServer = (options, listener) =>
-  boundWrites(
-    typeof options === "function" || options === undefined
-      ? createServer(defaults({}), guarded(options))
-      : createServer(defaults(options), guarded(listener)),
-  );
+/** @typedef {import("node:http").RequestListener} Listener */
+/** @typedef {import("node:http").ServerOptions} Options */
 
+const createServer = http.createServer;
+http.createServer = /** @type {typeof http.createServer} */ (
+  /** @type {(options?: Options | Listener, listener?: Listener) => http.Server} */
+  (options, listener) =>
+    boundWrites(
+      typeof options === "function" || options === undefined
+        ? createServer(defaults({}), guarded(options))
+        : createServer(defaults(options), guarded(listener)),
+    )
+);
+
+/**
+ * @param {Listener | undefined} listener
+ * @returns {Listener | undefined}
+ */
 function guarded(listener) {
   if (!listener) return listener;
+  /** @this {http.Server} @type {Listener} */
   return function (req, res) {
     guardMethod(req);
     return listener.call(this, req, res);
   };
 }
 
+/** @param {Options} options */
 function defaults(options) {
   return {
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -39,8 +51,10 @@ function defaults(options) {
  * (and the answers of requests pipelined behind it) open for as long as the client keeps the connection. Progress is
  * the bytes the kernel took (given to the socket minus still pending); one timer per server looks at every open
  * connection each CHECK_INTERVAL_MS, an idle one costing a comparison.
+ * @param {http.Server} server
  */
 function boundWrites(server) {
+  /** @type {Map<import("node:net").Socket, { taken: number, since: number } | undefined>} */
   const stalls = new Map(); // socket -> { taken, since } while it has pending bytes, else undefined
   server.on("connection", (socket) => {
     stalls.set(socket, undefined);

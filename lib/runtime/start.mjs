@@ -4,7 +4,8 @@
 // stay out of logs) and shows how to read it once the server is ready. .env.local
 // holds that key, so it is kept readable by its owner only (mode 0600), and a key
 // under the minimum length (lib/api/api-key.mjs) is refused before anything starts.
-// `npm run serve` does the same without the build step.
+// `npm run serve` does the same without the build step, and `npm run dev` (--dev) runs `next dev` instead: no build,
+// each request served from the current sources.
 //
 // Lifecycle (docs/operating.md, "The launcher in production"): on SIGTERM or SIGINT
 // Next drains first (stops accepting, finishes what it serves), then the database
@@ -24,8 +25,10 @@ import { heapArgs } from "./next-server-heap.mjs";
 import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
 import { numericSetting, settingsProblem } from "../settings.mjs";
 
+/** @typedef {"generated" | "file" | "environment"} KeySource Where the key came from. */
+
 /** PORT, read once .env.local is loaded, so the launcher and the importer agree on it. */
-let port;
+let port = 0;
 /**
  * How long Next may take to finish in-flight requests on shutdown before it is killed: a request's own bound, and a
  * little.
@@ -33,12 +36,17 @@ let port;
 const DRAIN_MS = REQUEST_TIMEOUT_MS + 5_000;
 
 /** The embedded PostgreSQL while it starts, then once it runs. */
+/** @type {Promise<import("./embedded-postgres.mjs").EmbeddedPostgresServer> | undefined} */
 let databaseStarting;
+/** @type {import("./embedded-postgres.mjs").EmbeddedPostgresServer | undefined} */
 let database;
+/** @type {import("node:child_process").ChildProcess | undefined} */
 let server;
 /** The build or the database preparation while it runs (each a child process of its own). */
+/** @type {Set<{ child: import("node:child_process").ChildProcess, detached: boolean }>} */
 const stages = new Set();
 let stopping = false;
+const dev = process.argv.includes("--dev");
 
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => shutdown(0));
 try {
@@ -47,7 +55,7 @@ try {
   fail(
     error instanceof StartupError
       ? error.message
-      : `The launcher failed (${error?.message ?? error}); fix that and start again`,
+      : `The launcher failed (${/** @type {Error | undefined} */ (error)?.message ?? error}); fix that and start again`,
   );
 }
 
@@ -85,7 +93,7 @@ async function main() {
     console.log(`Embedded PostgreSQL running, data in ${shownPath(dir)}`);
   }
 
-  if (!process.argv.includes("--no-build")) {
+  if (!dev && !process.argv.includes("--no-build")) {
     // the OpenAPI document, then next build; in a process group of its own, so that stopping ends npm's children too
     const built = await runStage("npm", ["run", "build"], { detached: true });
     if (stopping) return;
@@ -103,7 +111,12 @@ async function main() {
   await announceWhenLive(keySource);
 }
 
-/** A start-up stage as a child process, its output inherited; resolves with its exit code (1 when it could not run). */
+/**
+ * A start-up stage as a child process, its output inherited; resolves with its exit code (1 when it could not run).
+ * @param {string} command
+ * @param {string[]} args
+ * @returns {Promise<number>}
+ */
 function runStage(command, args, { detached = false } = {}) {
   const child = spawn(command, args, { stdio: "inherit", detached });
   stages.add({ child, detached });
@@ -122,7 +135,7 @@ async function stopStages() {
     [...stages].map(({ child, detached }) => {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       try {
-        if (detached) process.kill(-child.pid, "SIGTERM");
+        if (detached) process.kill(-(/** @type {number} */ (child.pid)), "SIGTERM");
         else child.kill("SIGTERM");
       } catch {
         return undefined; // exited meanwhile
@@ -135,28 +148,42 @@ async function stopStages() {
 function startNext() {
   // Next itself, not through npx: a signal to the launcher must reach the server.
   const nextBin = fileURLToPath(import.meta.resolve("next/dist/bin/next"));
+  if (dev) {
+    // `next dev` serves from a child process of its own: a group of its own, so that stopping ends that child too.
+    // No preload: request timeouts and the method guard are the production server's (docs/host-guide.md).
+    server = spawn(process.execPath, [nextBin, "dev", "-p", String(port)], { stdio: "inherit", detached: true });
+    server.on("exit", serverExited);
+    return;
+  }
   const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
   // Next writes to the launcher's own stdout: relaying each access log line through this process costs CPU per request
   // (docs/decisions.md, "The launcher does not relay Next's output").
   server = spawn(process.execPath, [...heapArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });
-  server.on("exit", (code, signal) => {
-    if (!stopping)
-      shutdown(
-        1,
-        `The Next.js server stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the database too, so that a supervisor can restart the service`,
-      );
-  });
+  server.on("exit", serverExited);
+}
+
+/**
+ * @param {number | null} code
+ * @param {NodeJS.Signals | null} signal
+ */
+function serverExited(code, signal) {
+  if (!stopping)
+    shutdown(
+      1,
+      `The Next.js server stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the database too, so that a supervisor can restart the service`,
+    );
 }
 
 /**
  * Once the database is prepared and the server answers its liveness check (after Next's "Ready"): where the service
  * is and how to call it.
+ * @param {KeySource} keySource
  */
 async function announceWhenLive(keySource) {
   const live = `http://127.0.0.1:${port}/api/health/live`;
-  while (!stopping && server.exitCode === null) {
+  while (!stopping && server?.exitCode === null) {
     try {
       if ((await fetch(live, { signal: AbortSignal.timeout(2_000) })).ok) return announce(keySource);
     } catch {
@@ -166,7 +193,10 @@ async function announceWhenLive(keySource) {
   }
 }
 
-/** Where the service is and how to call it. */
+/**
+ * Where the service is and how to call it.
+ * @param {KeySource} keySource
+ */
 function announce(keySource) {
   const base = localBaseUrl({ PORT: String(port) });
   const key = {
@@ -186,16 +216,29 @@ function announce(keySource) {
   );
 }
 
-/** Next drains first (it stops accepting and finishes what it serves on SIGTERM), then the database stops. */
+/**
+ * Next drains first (it stops accepting and finishes what it serves on SIGTERM), then the database stops.
+ * @param {number} code
+ * @param {string} [why]
+ */
 async function shutdown(code, why) {
   if (stopping) return;
   stopping = true;
   if (why) console.error(why);
   await stopStages();
-  if (server && server.exitCode === null && server.signalCode === null) {
-    const exited = new Promise((resolve) => server.once("exit", resolve));
-    server.kill("SIGTERM");
-    const timer = setTimeout(() => server.kill("SIGKILL"), DRAIN_MS);
+  const running = server;
+  if (running && running.exitCode === null && running.signalCode === null) {
+    const exited = new Promise((resolve) => running.once("exit", resolve));
+    const signalServer = (/** @type {NodeJS.Signals} */ signal) => {
+      try {
+        if (dev) process.kill(-(/** @type {number} */ (running.pid)), signal);
+        else running.kill(signal);
+      } catch {
+        // exited meanwhile
+      }
+    };
+    signalServer("SIGTERM");
+    const timer = setTimeout(() => signalServer("SIGKILL"), DRAIN_MS);
     await exited;
     clearTimeout(timer);
   }
@@ -205,11 +248,13 @@ async function shutdown(code, why) {
   process.exit(code);
 }
 
+/** @param {string} sentence */
 function fail(sentence) {
   console.error(sentence);
   shutdown(1);
 }
 
+/** @returns {KeySource} */
 function generateKey() {
   const key = `lk_${randomBytes(32).toString("base64url")}`;
   // A new file is created with 0600 in the same open() call (mode applies at creation), never briefly readable.

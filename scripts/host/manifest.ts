@@ -19,9 +19,7 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
       "lib/tracing.ts",
       "lib/metrics.ts",
       "lib/settings.mjs",
-      "lib/settings.d.mts",
       "lib/log-line.mjs",
-      "lib/log-line.d.mts",
     ],
     what:
       "The start-up work (settings checked, migrations, configured sources) before the first request; " +

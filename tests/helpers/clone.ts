@@ -24,12 +24,24 @@ export interface Clone {
  * `mktemp -d`) and the PostgreSQL binaries and lib/runtime are copied in too: the
  * launcher then resolves the binaries inside the clone (through a link it would
  * resolve them in this checkout), where the postgres user cannot reach them.
+ * With `copied`, every file is the clone's own (node_modules hard-linked where it
+ * can be): `next dev` compiles nothing outside its own folder, and a test may edit
+ * the sources without touching this checkout.
  */
-export async function makeClone({ privateParent = false } = {}): Promise<Clone> {
+export async function makeClone({ privateParent = false, copied = false } = {}): Promise<Clone> {
   const parent = await mkdtemp(path.join(tmpdir(), "lead-intake-clone-"));
   await chmod(parent, privateParent ? 0o700 : 0o755);
   const dir = path.join(parent, "lead-intake-service");
   await mkdir(dir);
+  if (copied) {
+    for (const entry of await readdir(ROOT)) {
+      if (entry === "node_modules") await hardLinked(path.join(ROOT, entry), path.join(dir, entry));
+      else if (!NOT_SHARED.has(entry) && entry !== ".next")
+        await cp(path.join(ROOT, entry), path.join(dir, entry), { recursive: true, verbatimSymlinks: true });
+    }
+    await cp(path.join(ROOT, "scripts"), path.join(dir, "scripts"), { recursive: true });
+    return { dir, remove: () => rm(parent, { recursive: true, force: true }) };
+  }
   for (const entry of await readdir(ROOT)) {
     if (!NOT_SHARED.has(entry) && !(privateParent && entry === "lib"))
       await symlink(path.join(ROOT, entry), path.join(dir, entry));
@@ -62,6 +74,13 @@ export async function makeClone({ privateParent = false } = {}): Promise<Clone> 
       await rm(parent, { recursive: true, force: true });
     },
   };
+}
+
+/** A copy of the folder `from` made of hard links (1 s for node_modules), or a real copy across file systems. */
+async function hardLinked(from: string, to: string): Promise<void> {
+  if (spawnSync("cp", ["-al", from, to]).status === 0) return;
+  await rm(to, { recursive: true, force: true });
+  await cp(from, to, { recursive: true, verbatimSymlinks: true });
 }
 
 export interface Launcher extends ProcessGroup {

@@ -41,6 +41,12 @@ export async function createTestDatabase({
   return { url, name, sql: new pg.Pool({ connectionString: url, max: 4 }) };
 }
 
+/** Number of source accounts. */
+export async function sourceCount(sql: pg.Pool): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE kind = 'source'`);
+  return rows[0].n;
+}
+
 /** Number of rows in each of the host tables the service writes. */
 export async function rowCounts(sql: pg.Pool): Promise<Record<string, number>> {
   const { rows } = await sql.query<Record<string, number>>(`

@@ -69,7 +69,11 @@ export const RELATIONSHIPS = [
   "Other",
 ];
 export const PROJECT_TYPES = ["RESIDENTIAL (2%)", "SHOP-LOT (2%)", "FACTORY (1%)", "OTHERS"];
+/** The fields a body may leave out. */
+export const OPTIONAL_FIELDS = KNOWN_FIELDS.filter((f) => !["leadName", "leadMobileNumber", "referrer"].includes(f));
 const OPTIONAL_TEXT: Record<string, number> = { leadState: 120, leadCity: 120, leadAddress: 500, remark: 500 };
+/** The optional free-text fields: empty or blank is stored as "". */
+export const FREE_TEXT_FIELDS = Object.keys(OPTIONAL_TEXT);
 
 type Validity = "valid" | "invalid" | "either";
 

@@ -8,7 +8,7 @@ export interface RawAnswer {
 }
 
 /** One request on its own socket through node:http, answered with the raw status, headers and body text. */
-export function sendRaw(
+export function sendOnOwnSocket(
   url: URL,
   method: string,
   headers: Record<string, string> = {},

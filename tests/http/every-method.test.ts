@@ -3,7 +3,7 @@ import http from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TEST_KEY } from "../helpers/api";
-import { sendRaw, type RawAnswer } from "../helpers/raw-http";
+import { sendOnOwnSocket, type RawAnswer } from "../helpers/raw-http";
 import { serverForThisFile } from "../helpers/server";
 
 /**
@@ -15,7 +15,10 @@ import { serverForThisFile } from "../helpers/server";
 const running = serverForThisFile();
 
 function send(method: string, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  return sendRaw(new URL(path, running.server.baseUrl), method, { authorization: `Bearer ${TEST_KEY}`, ...headers });
+  return sendOnOwnSocket(new URL(path, running.server.baseUrl), method, {
+    authorization: `Bearer ${TEST_KEY}`,
+    ...headers,
+  });
 }
 
 /** The methods of each route file (spec "Endpoints", aliases and health checks). */

@@ -8,7 +8,7 @@ import { OTHER_ROUTE, ROUTES } from "@/lib/api/route";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { sendRaw } from "../helpers/raw-http";
+import { sendOnOwnSocket } from "../helpers/raw-http";
 import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver";
 import { startServer, type RunningServer } from "../helpers/server";
 
@@ -201,7 +201,7 @@ describe("metrics", () => {
   });
 
   it("serves no metrics on the application's port", async () => {
-    const res = await sendRaw(new URL("/metrics", server.baseUrl), "GET");
+    const res = await sendOnOwnSocket(new URL("/metrics", server.baseUrl), "GET");
     expect(res.status).toBe(404);
     expect(res.text).not.toContain("http_server_request_duration");
   });
@@ -237,7 +237,7 @@ describe("metrics", () => {
             [`x-${token()}`]: token(),
             "user-agent": token(),
           };
-          answers.push((await sendRaw(new URL(p, server.baseUrl), method, headers)).status);
+          answers.push((await sendOnOwnSocket(new URL(p, server.baseUrl), method, headers)).status);
         }
       }
       expect(answers.every((status) => status < 500)).toBe(true);

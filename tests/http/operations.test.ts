@@ -5,8 +5,9 @@ import { POOL_WAIT_MS, STATEMENT_TIMEOUT_MS } from "@/lib/db/connect";
 import { READ_WAIT_MS } from "@/lib/db/read-budget";
 import { call, TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { withKeys } from "../helpers/key";
 import { distinctive, stackTraceLines } from "../helpers/hostile";
-import { sendRaw, type RawAnswer } from "../helpers/raw-http";
+import { sendOnOwnSocket, type RawAnswer } from "../helpers/raw-http";
 import { startServer, type RunningServer } from "../helpers/server";
 
 /**
@@ -49,7 +50,7 @@ async function send(
   path: string,
   { headers = {}, body }: { headers?: Record<string, string>; body?: string } = {},
 ): Promise<Answer> {
-  const { text, ...answer } = await sendRaw(new URL(path, baseUrl), method, headers, body);
+  const { text, ...answer } = await sendOnOwnSocket(new URL(path, baseUrl), method, headers, body);
   return { ...answer, body: text ? JSON.parse(text) : undefined };
 }
 
@@ -249,16 +250,10 @@ describe("key rotation", () => {
     // The narrow server has no previous key: the old key is refused there.
     expect((await call("GET", "/api/leads/sources", { baseUrl: narrow.baseUrl, key: PREVIOUS_KEY })).status).toBe(401);
     // In-process: a previous key alone configures nothing.
-    const current = process.env.LEADS_API_KEY;
-    delete process.env.LEADS_API_KEY;
-    process.env.LEADS_API_KEY_PREVIOUS = PREVIOUS_KEY;
-    try {
-      const res = await call("GET", "/api/leads/sources", { key: PREVIOUS_KEY });
-      expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: "API_NOT_CONFIGURED" });
-    } finally {
-      process.env.LEADS_API_KEY = current;
-      delete process.env.LEADS_API_KEY_PREVIOUS;
-    }
+    const res = await withKeys({ LEADS_API_KEY: undefined, LEADS_API_KEY_PREVIOUS: PREVIOUS_KEY }, () =>
+      call("GET", "/api/leads/sources", { key: PREVIOUS_KEY }),
+    );
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: "API_NOT_CONFIGURED" });
   });
 });
 

@@ -10,7 +10,7 @@ import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/proces
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import { createEmptyDatabase } from "../helpers/host-install";
-import { sendRaw } from "../helpers/raw-http";
+import { sendOnOwnSocket } from "../helpers/raw-http";
 
 /**
  * A host that runs plain `next start` itself, without the launcher (and so without
@@ -185,7 +185,7 @@ describe("a host's own `next start` without the preload", () => {
   });
 
   it("answers a method Next refuses before any route with Next's own empty 400, not the service's JSON 405", async () => {
-    const answer = await sendRaw(new URL("/api/leads", baseUrl), "PROPFIND");
+    const answer = await sendOnOwnSocket(new URL("/api/leads", baseUrl), "PROPFIND");
     expect({ status: answer.status, text: answer.text }).toEqual({ status: 400, text: "" });
   });
 

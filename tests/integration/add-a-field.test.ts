@@ -5,11 +5,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * README's recipe for a new optional lead field, followed in a copy of the project: a column in
- * prisma/schema.prisma, a migration adding it, one row in OPTIONAL_LEAD_FIELDS. Nothing else is edited; the
- * generated files are regenerated as a contributor would (Prisma client, document, client types). Then, in the
- * copy, a lead is created with the field and listed with it (through the routes, every answer checked against the
- * copy's own document), the migrated database matches the schema, the seed loads, and the project type-checks.
+ * README's recipe for a new optional lead field, followed in a copy of the project. First the three edits the code
+ * needs (a column in prisma/schema.prisma, a migration adding it, one row in OPTIONAL_LEAD_FIELDS): every list of the
+ * fields kept elsewhere then fails (tests/unit/field-lists.test.ts). Then the recipe's other edits (the tests' oracle,
+ * the "All fields" example, examples/leads.csv, three docs), and the generated files regenerated as a contributor
+ * would (Prisma client, document, client types, migration checksums). In the copy, a lead is then created with the
+ * field and listed with it (through the routes, every answer checked against the copy's own document), the migrated
+ * database matches the schema, the seed loads, the field lists pass, and the project type-checks.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
 /** Generated, local or large: the copy makes its own or links to this checkout's. */
@@ -27,8 +29,14 @@ const NOT_COPIED = new Set([
 
 const FIELD = "preferredContactTime";
 
-/** The three edits of the recipe, each a text inserted after an anchor that must exist. */
-const RECIPE: { file: string; after: string; insert: string }[] = [
+interface Edit {
+  file: string;
+  after: string;
+  insert: string;
+}
+
+/** The three edits the code needs, each a text inserted after an anchor that must exist once. */
+const CODE: Edit[] = [
   {
     file: "prisma/schema.prisma",
     after: "  remark             String?\n",
@@ -39,6 +47,21 @@ const RECIPE: { file: string; after: string; insert: string }[] = [
     after: '  remark: freeText(500, "remark"),\n',
     insert: `  ${FIELD}: freeText(60, "${FIELD}"),\n`,
   },
+];
+
+/** The recipe's other edits: the lists of the fields that tests/unit/field-lists.test.ts holds to the table. */
+const LISTS: Edit[] = [
+  { file: "tests/helpers/oracle.ts", after: '  "remark",\n', insert: `  "${FIELD}",\n` },
+  { file: "tests/helpers/oracle.ts", after: "remark: 500", insert: `, ${FIELD}: 60` },
+  {
+    file: "lib/openapi/examples.ts",
+    after: '    remark: "Prefers a call after 6 pm",\n',
+    insert: `    ${FIELD}: "Evenings",\n`,
+  },
+  { file: "examples/leads.csv", after: "projectType,remark", insert: `,${FIELD}` },
+  { file: "docs/operating.md", after: "projectType, remark", insert: `, ${FIELD}` },
+  { file: "docs/decisions.md", after: "`leadAddress`, `remark`", insert: `, \`${FIELD}\`` },
+  { file: "docs/host-guide.md", after: "`address`, `remark`", insert: ", `preferred_contact_time`" },
 ];
 const MIGRATION = {
   dir: "prisma/migrations/29990101000000_preferred_contact_time",
@@ -86,19 +109,36 @@ afterAll(async () => {
   if (copy) await rm(path.dirname(copy), { recursive: true, force: true });
 });
 
+async function apply(edits: Edit[]) {
+  for (const { file, after, insert } of edits) {
+    const text = await readFile(path.join(copy, file), "utf8");
+    expect(text.split(after).length, `${file} has the anchor ${after} once`).toBe(2);
+    await writeFile(path.join(copy, file), text.replace(after, after + insert));
+  }
+}
+
+/** The copy's CSV example with one more (empty) column on every data row, so that the rows still match the header. */
+async function widenCsvRows() {
+  const file = path.join(copy, "examples/leads.csv");
+  const [header, ...rows] = (await readFile(file, "utf8")).split("\n");
+  await writeFile(file, [header, ...rows.map((row) => (row ? `${row},` : row))].join("\n"));
+}
+
 describe("adding an optional lead field by README's recipe", () => {
-  it("needs only the schema, a migration and one row of the field table", async () => {
-    for (const { file, after, insert } of RECIPE) {
-      const text = await readFile(path.join(copy, file), "utf8");
-      expect(text.split(after).length, `${file} has the anchor once`).toBe(2);
-      await writeFile(path.join(copy, file), text.replace(after, after + insert));
-    }
+  it("fails every list of the fields until the recipe's edits, then serves the field", async () => {
+    await apply(CODE);
     await mkdir(path.join(copy, MIGRATION.dir));
     await writeFile(path.join(copy, MIGRATION.dir, "migration.sql"), MIGRATION.sql);
-    await writeFile(path.join(copy, "tests/integration/new-field.test.ts"), NEW_FIELD_TEST);
+    expect(run("npm", ["run", "db:generate"]).status).toBe(0);
+    const stale = run("npx", ["vitest", "run", "--config", "tests/vitest.config.ts", "tests/unit/field-lists.test.ts"]);
+    expect(stale.status).not.toBe(0);
+    expect(stale.output).toMatch(/Tests\s+4 failed/);
 
+    await apply(LISTS);
+    await widenCsvRows();
+    await writeFile(path.join(copy, "tests/integration/new-field.test.ts"), NEW_FIELD_TEST);
     for (const [command, ...args] of [
-      ["npm", "run", "db:generate"],
+      ["npx", "tsx", "scripts/migration-checksums.ts"],
       ["npx", "tsx", "scripts/build-openapi.ts"],
       ["npx", "tsx", "scripts/client-types.ts"],
       ["npx", "tsc", "--noEmit"],
@@ -116,8 +156,9 @@ describe("adding an optional lead field by README's recipe", () => {
       "tests/integration/seed.test.ts",
       "tests/unit/client-types.test.ts",
       "tests/unit/openapi.test.ts",
+      "tests/unit/field-lists.test.ts",
     ]);
     expect(tests.status, tests.output.slice(-4000)).toBe(0);
-    expect(tests.output).toMatch(/Test Files\s+5 passed/);
+    expect(tests.output).toMatch(/Test Files\s+6 passed/);
   }, 300_000);
 });

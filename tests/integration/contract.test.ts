@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/api/errors";
 import { database } from "@/lib/db/prisma";
 import { DEFAULT_POOL_SIZE } from "@/lib/db/connect";
-import { call, TEST_KEY, type ApiResponse, type CallOptions } from "../helpers/api";
+import { call, type ApiResponse, type CallOptions } from "../helpers/api";
+import { notConfigured } from "../helpers/key";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { contractViolations, openApiDocument } from "../helpers/openapi";
 
@@ -52,15 +53,6 @@ async function withoutTable<T>(table: string, act: () => Promise<T>): Promise<T>
   }
 }
 
-async function withoutKey<T>(act: () => Promise<T>): Promise<T> {
-  delete process.env.LEADS_API_KEY;
-  try {
-    return await act();
-  } finally {
-    process.env.LEADS_API_KEY = TEST_KEY;
-  }
-}
-
 const SOURCE_PATHS = ["/api/leads/sources", "/api/leads/ads", "/api/sources"];
 const AGENT_PATHS = ["/api/leads/agents", "/api/agents"];
 
@@ -89,7 +81,7 @@ describe("contract: GET /api/leads/sources and its aliases", () => {
     expect(ok.body.ads.length).toBeGreaterThan(0);
     await expectCode(send("GET", path, { key: null }), 401, "UNAUTHORIZED");
     await expectCode(send("GET", path, { key: "wrong-key" }), 401, "UNAUTHORIZED");
-    await withoutKey(() => expectCode(send("GET", path), 503, "API_NOT_CONFIGURED"));
+    await notConfigured(() => expectCode(send("GET", path), 503, "API_NOT_CONFIGURED"));
     await withoutTable("customers", () => expectCode(send("GET", path), 500, "INTERNAL_ERROR"));
   });
 });
@@ -100,7 +92,7 @@ describe("contract: GET /api/leads/agents and its alias", () => {
     expect(ok.status).toBe(200);
     expect(ok.body.agents).toEqual([expect.objectContaining({ id: SALES.platformId, accessLevels: ["sales"] })]);
     await expectCode(send("GET", path, { key: null }), 401, "UNAUTHORIZED");
-    await withoutKey(() => expectCode(send("GET", path), 503, "API_NOT_CONFIGURED"));
+    await notConfigured(() => expectCode(send("GET", path), 503, "API_NOT_CONFIGURED"));
     await withoutTable("users", () => expectCode(send("GET", path), 500, "INTERNAL_ERROR"));
   });
 });
@@ -179,7 +171,7 @@ describe("contract: POST /api/leads", () => {
   });
 
   it("503 API_NOT_CONFIGURED and 500 INTERNAL_ERROR", async () => {
-    await withoutKey(() => expectCode(send("POST", "/api/leads", { body: minimal }), 503, "API_NOT_CONFIGURED"));
+    await notConfigured(() => expectCode(send("POST", "/api/leads", { body: minimal }), 503, "API_NOT_CONFIGURED"));
     await withoutTable("audit_entries", () =>
       expectCode(send("POST", "/api/leads", { body: minimal }), 500, "INTERNAL_ERROR"),
     );
@@ -213,7 +205,7 @@ describe("contract: GET /api/leads", () => {
       expect(res.body.issues.length).toBeGreaterThan(0);
     }
     await expectCode(send("GET", "/api/leads", { key: null }), 401, "UNAUTHORIZED");
-    await withoutKey(() => expectCode(send("GET", "/api/leads"), 503, "API_NOT_CONFIGURED"));
+    await notConfigured(() => expectCode(send("GET", "/api/leads"), 503, "API_NOT_CONFIGURED"));
     await withoutTable("referrals", () => expectCode(send("GET", "/api/leads"), 500, "INTERNAL_ERROR"));
   });
 });

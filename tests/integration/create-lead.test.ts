@@ -6,9 +6,11 @@ import { createLeadBody } from "@/lib/leads/schemas";
 import { createDatabaseClient } from "@/lib/db/connect";
 import { sourceKey } from "@/lib/leads/source-name";
 import { call, post, TEST_KEY, type ApiResponse } from "../helpers/api";
-import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
+import { withKeys } from "../helpers/key";
+import { createTestDatabase, rowCounts, sourceCount, type TestDatabase } from "../helpers/db";
 import { expectError, expectNoWrites } from "../helpers/expect-api";
 import { insertPerson, insertUser, keysOf } from "../helpers/read-fixtures";
+import { OPTIONAL_FIELDS } from "../helpers/oracle";
 
 /**
  * POST /api/leads through the real route handlers on a real PostgreSQL database:
@@ -102,11 +104,6 @@ async function customerRow(id: string) {
   return rows[0];
 }
 
-async function sourceCount(): Promise<number> {
-  const { rows } = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE kind = 'source'`);
-  return rows[0].n;
-}
-
 /** Every source account whose normalised name is this one. */
 async function sourcesNamed(name: string) {
   const { rows } = await db.sql.query(
@@ -121,12 +118,9 @@ const BROKEN_JSON = '{"leadName": "Ali", ';
 
 describe("order of checks (decisions.md 2), with requests that break several rules at once", () => {
   it("503 API_NOT_CONFIGURED comes first, before the key, content type and body are looked at", async () => {
-    const saved = process.env.LEADS_API_KEY;
-    try {
-      for (const key of [undefined, ""]) {
-        if (key === undefined) delete process.env.LEADS_API_KEY;
-        else process.env.LEADS_API_KEY = key;
-        await expectNoWrites(db.sql, async () => {
+    for (const key of [undefined, ""]) {
+      await withKeys({ LEADS_API_KEY: key }, () =>
+        expectNoWrites(db.sql, async () => {
           expectError(
             await post(BROKEN_JSON, { key: null, headers: { "content-type": "text/plain" } }),
             503,
@@ -140,10 +134,8 @@ describe("order of checks (decisions.md 2), with requests that break several rul
           // An empty configured key is no key: an empty bearer value does not match it.
           expectError(await post(MIN, { headers: { authorization: "Bearer " } }), 503, "API_NOT_CONFIGURED");
           expectError(await post(MIN), 503, "API_NOT_CONFIGURED");
-        });
-      }
-    } finally {
-      process.env.LEADS_API_KEY = saved;
+        }),
+      );
     }
   });
 
@@ -410,14 +402,11 @@ describe("request body", () => {
     }
   });
 
-  it.each(["assignedAgentId", "leadState", "leadCity", "leadAddress", "relationship", "projectType", "remark"])(
-    "rejects null for the optional %s (rule 7)",
-    async (field) => {
-      const res = await expectNoWrites(db.sql, () => post({ ...MIN, [field]: null }));
-      expectError(res, 400, "INVALID_INPUT");
-      expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual([field]);
-    },
-  );
+  it.each(OPTIONAL_FIELDS)("rejects null for the optional %s (rule 7)", async (field) => {
+    const res = await expectNoWrites(db.sql, () => post({ ...MIN, [field]: null }));
+    expectError(res, 400, "INVALID_INPUT");
+    expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual([field]);
+  });
 
   it.each(["", "   "])("rejects the empty assignedAgentId %j (rule 7)", async (id) => {
     const res = await expectNoWrites(db.sql, () => post({ ...MIN, assignedAgentId: id }));
@@ -587,11 +576,11 @@ describe("referrer as a string (rules 3 and 5)", () => {
   ])(
     "resolves the configured source %j by name, case and spacing ignored, creating nothing but the lead",
     async (name) => {
-      const sources = await sourceCount();
+      const sources = await sourceCount(db.sql);
       const lead = created(await post({ ...MIN, referrer: name }));
       const expected = Object.keys(configured).find((n) => sourceKey(n) === sourceKey(name))!;
       expect(lead.referrer).toStrictEqual({ customerId: configured[expected], name: expected, type: "source" });
-      expect(await sourceCount()).toBe(sources);
+      expect(await sourceCount(db.sql)).toBe(sources);
       expect((await referralRow(lead.referralId)).referrer_customer_id).toBe(configured[expected]);
     },
   );
@@ -599,12 +588,12 @@ describe("referrer as a string (rules 3 and 5)", () => {
   it("resolves a source id returned by GET /api/leads/sources", async () => {
     const listed = await call("GET", "/api/leads/sources");
     const website = listed.body.sources.find((s: { name: string }) => s.name === "Website Form");
-    const sources = await sourceCount();
+    const sources = await sourceCount(db.sql);
     for (const referrer of [website.id, `  ${website.id}  `]) {
       const lead = created(await post({ ...MIN, referrer }));
       expect(lead.referrer).toStrictEqual({ customerId: website.id, name: "Website Form", type: "source" });
     }
-    expect(await sourceCount()).toBe(sources);
+    expect(await sourceCount(db.sql)).toBe(sources);
   });
 
   it("creates a new source (type other) on the first POST and reuses it for case and spacing variants", async () => {
@@ -677,13 +666,13 @@ describe("referrer as a string (rules 3 and 5)", () => {
 
   it("never resolves a bare string to a person, neither by the person's name nor by id (rule 5)", async () => {
     for (const referrer of ["Siti Aminah", personId]) {
-      const sources = await sourceCount();
+      const sources = await sourceCount(db.sql);
       const lead = created(await post({ ...MIN, referrer }));
       expect(lead.referrer.type).toBe("source");
       expect(lead.referrer.name).toBe(referrer);
       expect(lead.referrer.customerId).not.toBe(personId);
       expect(lead.referrer.customerId).toMatch(/^src_/);
-      expect(await sourceCount()).toBe(sources + 1);
+      expect(await sourceCount(db.sql)).toBe(sources + 1);
       expect((await referralRow(lead.referralId)).referrer_customer_id).toBe(lead.referrer.customerId);
     }
   });
@@ -713,10 +702,10 @@ describe("referrer as an object {customerId} (rule 4)", () => {
   });
 
   it("names an existing source: referrer.type is source", async () => {
-    const sources = await sourceCount();
+    const sources = await sourceCount(db.sql);
     const lead = created(await post({ ...MIN, referrer: { customerId: `  ${configured["TikTok Ads"]} ` } }));
     expect(lead.referrer).toStrictEqual({ customerId: configured["TikTok Ads"], name: "TikTok Ads", type: "source" });
-    expect(await sourceCount()).toBe(sources);
+    expect(await sourceCount(db.sql)).toBe(sources);
   });
 
   it("names a lead customer created earlier as a person", async () => {

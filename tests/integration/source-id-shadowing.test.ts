@@ -3,7 +3,7 @@ import { createDatabaseClient } from "@/lib/db/connect";
 import { sourceKey } from "@/lib/leads/source-name";
 import { ensureSource } from "@/lib/leads/sources/ensure-source";
 import { call, post } from "../helpers/api";
-import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
+import { createTestDatabase, rowCounts, sourceCount, type TestDatabase } from "../helpers/db";
 import { expectError } from "../helpers/expect-api";
 
 /**
@@ -18,11 +18,6 @@ beforeAll(async () => {
 afterAll(() => db.sql.end());
 
 const lead = (referrer: string) => ({ leadName: "Shadow Test", leadMobileNumber: "0123456789", referrer });
-
-async function sourceCount(): Promise<number> {
-  const { rows } = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE kind = 'source'`);
-  return rows[0].n;
-}
 
 async function listedReferrers(referrer: string): Promise<string[]> {
   const res = await call("GET", `/api/leads?referrer=${encodeURIComponent(referrer)}`);
@@ -52,7 +47,7 @@ describe("a source id in another case", () => {
   });
 
   it("is refused as a configured source name too, creating nothing", async () => {
-    const before = await sourceCount();
+    const before = await sourceCount(db.sql);
     const db2 = createDatabaseClient(db.url, 1);
     try {
       await expect(ensureSource(db2, real.customerId.toUpperCase(), "ads")).rejects.toMatchObject({
@@ -61,7 +56,7 @@ describe("a source id in another case", () => {
     } finally {
       await db2.$disconnect();
     }
-    expect(await sourceCount()).toBe(before);
+    expect(await sourceCount(db.sql)).toBe(before);
   });
 
   it("cannot capture the real id: POST and the list filter by the id name the real source; in another case, none", async () => {

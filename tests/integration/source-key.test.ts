@@ -9,7 +9,7 @@ import { createLeadBody } from "@/lib/leads/schemas";
 import { cleanSourceName, sourceKey, WHITE_SPACE } from "@/lib/leads/source-name";
 import { sourceKeyFunctionSql } from "@/scripts/source-key";
 import { createDatabaseClient } from "@/lib/db/connect";
-import { adminQuery, databaseUrl } from "../helpers/db";
+import { adminQuery, databaseUrl, sourceCount } from "../helpers/db";
 
 /**
  * The source-name key (decisions.md 13, docs/decisions.md, "The source-name key"): one rule in JavaScript and in the
@@ -187,8 +187,3 @@ describe.each(LOCALES)("repairing keys stored before the rule (LC_CTYPE %s)", (l
     expect(byKey.get("école ads")).toBe(locale === "C" ? "src_f" : "src_a");
   });
 });
-
-async function sourceCount(sql: pg.Pool): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE kind = 'source'`);
-  return rows[0].n;
-}

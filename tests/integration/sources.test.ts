@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import defaultSources from "@/lib/leads/sources/default-sources.json";
 import { call, post } from "../helpers/api";
+import { expectError } from "../helpers/expect-api";
+import { notConfigured } from "../helpers/key";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { insertPerson, keysOf } from "../helpers/read-fixtures";
 
@@ -202,19 +204,6 @@ describe("GET /api/leads/sources without the right key", () => {
   });
 
   it.each(PATHS)("%s answers 503 API_NOT_CONFIGURED when the server has no key", async (path) => {
-    const key = process.env.LEADS_API_KEY;
-    delete process.env.LEADS_API_KEY;
-    try {
-      const res = await call("GET", path);
-      expect(res.status).toBe(503);
-      expect(res.body).toEqual({
-        error: expect.any(String),
-        code: "API_NOT_CONFIGURED",
-        requestId: expect.any(String),
-      });
-      expect(res.headers.get("cache-control")).toBe("no-store");
-    } finally {
-      process.env.LEADS_API_KEY = key;
-    }
+    expectError(await notConfigured(() => call("GET", path)), 503, "API_NOT_CONFIGURED");
   });
 });

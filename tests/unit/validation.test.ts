@@ -3,7 +3,7 @@ import { ApiError, type Issue } from "@/lib/api/errors";
 import { parseInput, toIssues } from "@/lib/api/validation";
 import { MESSAGES } from "@/lib/leads/messages";
 import { createLeadBody, type CreateLeadInput, validate } from "@/lib/leads/schemas";
-import { PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
+import { FREE_TEXT_FIELDS, OPTIONAL_FIELDS, PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
 
 // POST /api/leads body validation (spec "POST /api/leads" table, rule 7, decisions.md 4
 // and 5) without a database: createLeadBody decides, toIssues reports.
@@ -306,12 +306,9 @@ describe("unknown properties (rule 7, decisions.md 5)", () => {
 });
 
 describe("null and empty values (rule 7, decisions.md 4)", () => {
-  it.each(["assignedAgentId", "leadState", "leadCity", "leadAddress", "relationship", "projectType", "remark"])(
-    "rejects null for optional %s",
-    (field) => {
-      expect(pathsOf({ ...BASE, [field]: null })).toEqual([field]);
-    },
-  );
+  it.each(OPTIONAL_FIELDS)("rejects null for optional %s", (field) => {
+    expect(pathsOf({ ...BASE, [field]: null })).toEqual([field]);
+  });
 
   it.each(["leadName", "leadMobileNumber", "referrer"])("rejects null for required %s", (field) => {
     expect(pathsOf({ ...BASE, [field]: null })).toEqual([field]);
@@ -324,7 +321,7 @@ describe("null and empty values (rule 7, decisions.md 4)", () => {
     expect(issues[0].message).not.toBe(UNION_AGENT);
   });
 
-  it.each(["leadState", "leadCity", "leadAddress", "remark"])('accepts an empty or blank %s as ""', (field) => {
+  it.each(FREE_TEXT_FIELDS)('accepts an empty or blank %s as ""', (field) => {
     expect(parsedField(accept({ ...BASE, [field]: "" }), field)).toBe("");
     expect(parsedField(accept({ ...BASE, [field]: "   " }), field)).toBe("");
   });

@@ -11,6 +11,7 @@ const pool =
   statement &&
   new pg.Pool({ connectionString: process.env.DATABASE_URL, max: statement.poolSize, idleTimeoutMillis: 0 });
 
+/** @param {Request} request */
 export async function POST(request) {
   await request.text();
   const values = [...statement.values];

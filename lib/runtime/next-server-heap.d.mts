@@ -1,1 +1,0 @@
-export function heapArgs(nodeOptions?: string): string[];
