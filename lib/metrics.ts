@@ -74,6 +74,11 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     unit: "{request}",
     description: "Requests refused 429 RATE_LIMITED, by limited operation (create, read).",
   });
+  const rateLimitUncounted = meter.createCounter("lead_intake.rate_limit.uncounted", {
+    unit: "{request}",
+    description:
+      "Limited requests that passed uncounted (failing open): the limiter's storage failed or took over 250 ms.",
+  });
   meter
     .createObservableUpDownCounter("db.client.connections.usage", {
       unit: "{connection}",
@@ -116,6 +121,7 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     readsBusy: () => readsBusy.add(1),
     poolTimeout: () => poolTimeouts.add(1, POOL),
     rateLimited: (operation) => rateLimited.add(1, { "lead_intake.rate_limit.operation": operation }),
+    rateLimitUncounted: (operation) => rateLimitUncounted.add(1, { "lead_intake.rate_limit.operation": operation }),
   });
 }
 

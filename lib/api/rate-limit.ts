@@ -41,6 +41,15 @@ export class RateLimited extends ApiError {
  */
 const SHARES_PER_LIMIT = 100;
 
+/**
+ * The most a request waits for a share to be claimed before it passes uncounted (docs/decisions.md, "The limiter
+ * gives up after 250 ms"): it bounds a pool with no free connection and a database that does not answer. PostgreSQL
+ * cancels the claim itself a little sooner, a wait for a lock on the table included, so a live database frees the
+ * connection and the log says why.
+ */
+export const CLAIM_WAIT_MS = 250;
+const CLAIM_STATEMENT_TIMEOUT_MS = 200;
+
 /** What this process holds of a key's budget for one operation: requests left to admit, until the window ends. */
 interface Lease {
   left: number;
@@ -53,7 +62,10 @@ interface Lease {
 interface KeyState {
   digest: Buffer;
   leases: Partial<Record<LimitedOperation, Lease>>;
-  /** The claim in flight per operation, which every request that finds no share left waits for. */
+  /**
+   * The claim in flight per operation, which every request that finds no share left waits for, at most CLAIM_WAIT_MS:
+   * false once that has passed, so later requests pass at once until the claim ends and the next may start.
+   */
   claims: Partial<Record<LimitedOperation, Promise<boolean>>>;
 }
 
@@ -63,7 +75,8 @@ const keys = new Map<string, KeyState>();
 /**
  * Counts a request of a limited operation against its key's budget, shared by every process through PostgreSQL;
  * throws RateLimited when the budget is spent. A key is counted by its digest, never stored. When a share cannot be
- * claimed the request passes (a limiter failure must not stop the service), and the failure is logged by kind.
+ * claimed within CLAIM_WAIT_MS the request passes (a limiter failure must not stop the service), counted in the
+ * metrics; the claim's failure is logged by kind.
  */
 export async function admit(operation: LimitedOperation, key: MatchedKey, requestId: string): Promise<void> {
   const limit = currentLimits()[operation];
@@ -82,11 +95,30 @@ export async function admit(operation: LimitedOperation, key: MatchedKey, reques
         throw new RateLimited(operation, limit, (lease.windowEnds - now) / 1000);
       }
     }
-    const claim = (state.claims[operation] ??= claimShare(state, operation, limit, requestId).finally(() => {
-      delete state.claims[operation];
-    }));
-    if (!(await claim)) return;
+    const claim = (state.claims[operation] ??= boundedClaim(state, operation, limit, requestId));
+    if (!(await claim)) {
+      observer()?.rateLimitUncounted(operation);
+      return;
+    }
   }
+}
+
+/** The next share's claim as requests wait for it: its outcome, or false once CLAIM_WAIT_MS has passed. */
+function boundedClaim(
+  state: KeyState,
+  operation: LimitedOperation,
+  limit: RateLimit,
+  requestId: string,
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<false>((resolve) => {
+    timer = setTimeout(resolve, CLAIM_WAIT_MS, false);
+  });
+  const claimed = claimShare(state, operation, limit, requestId).finally(() => {
+    clearTimeout(timer);
+    delete state.claims[operation];
+  });
+  return Promise.race([claimed, gaveUp]);
 }
 
 /** Claims the next share into the key's lease; false when it could not be stored (logged), so requests pass. */
@@ -106,6 +138,7 @@ async function claimShare(
       limit.requests,
       limit.periodSeconds,
       share,
+      CLAIM_STATEMENT_TIMEOUT_MS,
     );
     state.leases[operation] = { left: granted, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };
     return true;

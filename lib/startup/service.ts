@@ -2,6 +2,7 @@ import { database } from "@/lib/db/prisma";
 import { classifyFailure } from "@/lib/db/failures";
 import { ping } from "@/lib/db/store/health";
 import { prepareDatabase } from "@/lib/startup/prepare";
+import { uncountedLimitsProblem } from "@/lib/startup/limit-grants";
 import { dataOperationsRefused } from "@/lib/settings.mjs";
 import { logLine } from "@/lib/log-line.mjs";
 
@@ -45,7 +46,8 @@ export function prepareService(): Promise<void> {
 
 /**
  * For instrumentation.ts: one attempt; a failure is logged instead of stopping the server, by kind only, or as the
- * sentence of a migrations' lock held past its wait (lib/db/migrate.ts), whose message names no data.
+ * sentence of a migrations' lock held past its wait (lib/db/migrate.ts), whose message names no data. Then a rate
+ * limit the database role cannot count is said in one sentence.
  */
 export async function startService(): Promise<void> {
   try {
@@ -56,7 +58,10 @@ export async function startService(): Promise<void> {
       ? `${(error as Error).message}; start-up is tried again by the next request or readiness check`
       : "start-up preparation failed; retried by the next request or readiness check";
     logLine("error", msg, { ...classifyFailure(error) });
+    return;
   }
+  const problem = await uncountedLimitsProblem(database()).catch(() => undefined);
+  if (problem) logLine("error", problem);
 }
 
 /**

@@ -48,7 +48,7 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     paths: ["prisma/migrations/"],
     what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
   },
-  { paths: ["scripts/host/check.ts"], what: "`npm run host:check`." },
+  { paths: ["scripts/host/check.ts", "scripts/host/grants.ts"], what: "`npm run host:check`." },
   {
     paths: ["scripts/host/needs.json"],
     what: "Written by the install: the tables, columns, migrations and triggers `host:check` looks for.",
