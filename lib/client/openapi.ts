@@ -34,7 +34,7 @@ export type paths = {
         };
         /**
          * Readiness
-         * @description 200 when the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds (database down, unreachable or frozen). No key needed; reveals nothing else.
+         * @description 200 when the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds (database down, unreachable or frozen, or a configured rate limit its role cannot count). No key needed; reveals nothing else.
          *
          *     ```sh
          *     curl "$BASE_URL/api/health/ready"

@@ -71,8 +71,8 @@ export async function startService(): Promise<void> {
 const READINESS_WAIT_MS = 1_500;
 
 /**
- * True when the start-up work is done and the database answers a trivial query within
- * READINESS_WAIT_MS. One probe at a time: checks arriving while it runs share it, so a
+ * True when the start-up work is done, the database answers a trivial query within
+ * READINESS_WAIT_MS, and the role can count the configured rate limits. One probe at a time: checks arriving while it runs share it, so a
  * frozen database holds at most one pooled connection for readiness.
  */
 export async function checkReadiness(): Promise<boolean> {
@@ -95,7 +95,8 @@ async function probeDatabase(): Promise<boolean> {
   try {
     await prepareService();
     await ping(database());
-    return true;
+    // A configured rate limit the role cannot count: not ready (docs/host-guide.md, "Grants").
+    return (await uncountedLimitsProblem(database())) === undefined;
   } catch {
     return false;
   }
