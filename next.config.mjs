@@ -15,6 +15,11 @@ const nextConfig = {
       "./lib/api/method-guard.json",
     ],
   },
+  // Every response of this app, its pages and the HTML 404 included, is read as the type it is sent as. The API's
+  // answers (lib/api/response.ts) and the documentation's (proxy.ts) carry it themselves, as in a host's app.
+  async headers() {
+    return [{ source: "/:path*", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }] }];
+  },
 };
 
 /**

@@ -60,6 +60,20 @@ export function configuredKeys(): string[] {
   return keys;
 }
 
+/**
+ * Whether a value a client sent where no key belongs (its X-Request-Id) is one of the configured keys, so that it is
+ * never logged or echoed: compared like a presented key, by digest in constant time, both keys always compared.
+ */
+export function isConfiguredKey(value: string): boolean {
+  const current = process.env.LEADS_API_KEY;
+  const previous = process.env.LEADS_API_KEY_PREVIOUS;
+  if (value.length < MIN_KEY_LENGTH || !current) return false;
+  const digest = sha256(value);
+  const isCurrent = timingSafeEqual(digest, keyDigest(current));
+  const isPrevious = previous ? timingSafeEqual(digest, keyDigest(previous)) : false;
+  return isCurrent || isPrevious;
+}
+
 // The server keys' digests are computed once per key value, not per request (docs/decisions.md, "Per-request work
 // computed once").
 const digests = new Map<string, Buffer>();
