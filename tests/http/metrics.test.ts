@@ -186,7 +186,7 @@ describe("metrics", () => {
     await writeFile(file, rules);
     const checked = await run("promtool", ["check", "rules", file]);
     expect(checked.code, checked.output).toBe(0);
-    expect(checked.output).toContain("SUCCESS: 5 rules found");
+    expect(checked.output).toContain("SUCCESS: 6 rules found");
 
     const dashboard = JSON.parse(await readFile("docs/grafana-dashboard.json", "utf8"));
     const queries: string[] = dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) =>
