@@ -4,6 +4,8 @@
  * migrations needs more (CREATE on the schema, owning the host's tables: the guide says so).
  */
 export const RUNTIME_GRANTS = {
+  // Every start reads which migrations are applied (and creates the configured sources: creating leads).
+  "start-up": { tables: { _prisma_migrations: ["SELECT"] }, sequences: [] },
   "creating leads": {
     tables: {
       customers: ["SELECT", "INSERT"],
@@ -58,7 +60,7 @@ function grantsOf(features: readonly Feature[]): Grant[] {
   });
 }
 
-/** The GRANT statements that give `role` exactly what the features need (the guide shows them for all three). */
+/** The GRANT statements that give `role` exactly what the features need (the guide shows them for every feature). */
 export function grantStatements(features: readonly Feature[], role: string): string {
   const held = new Map<string, Set<string>>(); // "table x" or "sequence x" -> privileges
   for (const { privilege, object, sequence } of grantsOf(features)) {

@@ -157,7 +157,11 @@ describe("metrics", () => {
     ).toEqual({ create: 2 });
     // The histogram's buckets: every request took under 10 s.
     expect(
-      await query(`sum(http_server_request_duration_seconds_bucket{http_route="/api/leads",le="10"})`, "", (v) => v[""] === 14),
+      await query(
+        `sum(http_server_request_duration_seconds_bucket{http_route="/api/leads",le="10"})`,
+        "",
+        (v) => v[""] === 14,
+      ),
     ).toEqual({ "": 14 });
 
     const text = await scrape();
