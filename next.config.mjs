@@ -11,8 +11,9 @@ const nextConfig = {
   outputFileTracingIncludes: {
     "/**": [
       "./prisma/migrations/**/*",
-      "./lib/runtime/{next-server-preload,method-guard,server-timeouts}.mjs",
-      "./lib/api/method-guard.json",
+      "./lib/runtime/{next-server-preload,method-guard,server-timeouts,client-errors}.mjs",
+      "./lib/api/{method-guard.json,malformed-request.mjs}",
+      "./lib/log-line.mjs",
     ],
   },
   // Every response of this app, its pages and the HTML 404 included, is read as the type it is sent as. The API's

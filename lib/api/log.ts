@@ -12,7 +12,8 @@ export interface Access {
   /** The path only: a query string may hold a misplaced key (and a path segment holding a key is redacted). */
   path: string;
   status: number;
-  code: ErrorCode | undefined;
+  /** The error code, or how the client went away (lib/api/route.ts). */
+  code: ErrorCode | "client-closed" | "request-timeout" | undefined;
   startedAt: number;
   key: MatchedKey | undefined;
 }

@@ -28,8 +28,15 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
       "tracing and metrics when configured; the shape of the log lines.",
   },
   {
-    paths: ["lib/runtime/next-server-preload.mjs", "lib/runtime/method-guard.mjs", "lib/runtime/server-timeouts.mjs"],
-    what: "The preload of `next start`: request and write timeouts, JSON 405 for methods Next refuses itself.",
+    paths: [
+      "lib/runtime/next-server-preload.mjs",
+      "lib/runtime/method-guard.mjs",
+      "lib/runtime/server-timeouts.mjs",
+      "lib/runtime/client-errors.mjs",
+    ],
+    what:
+      "The preload of `next start`: request and write timeouts, JSON 405 for methods Next refuses itself, " +
+      "JSON 400 for requests Node's parser refuses.",
   },
   {
     paths: ["app/docs/page.tsx", "components/SwaggerDocs.tsx", "proxy.ts", "lib/openapi/", "scripts/build-openapi.ts"],
