@@ -72,8 +72,9 @@ const READINESS_WAIT_MS = 1_500;
 
 /**
  * True when the start-up work is done, the database answers a trivial query within
- * READINESS_WAIT_MS, and the role can count the configured rate limits. One probe at a time: checks arriving while it runs share it, so a
- * frozen database holds at most one pooled connection for readiness.
+ * READINESS_WAIT_MS, and the role can count the configured rate limits. One probe at a
+ * time: checks arriving while it runs share it, so a frozen database holds at most one
+ * pooled connection for readiness.
  */
 export async function checkReadiness(): Promise<boolean> {
   if (dataOperationsRefused()) return false; // a setting instrumentation.ts could not read: nothing of it started
