@@ -64,10 +64,17 @@ interface KeyState {
   leases: Partial<Record<LimitedOperation, Lease>>;
   /**
    * The claim in flight per operation, which every request that finds no share left waits for, at most CLAIM_WAIT_MS:
-   * false once that has passed, so later requests pass at once until the claim ends and the next may start.
+   * `late` once that has passed, so later requests pass at once until the claim ends and the next may start.
    */
-  claims: Partial<Record<LimitedOperation, Promise<boolean>>>;
+  claims: Partial<Record<LimitedOperation, Promise<ClaimOutcome>>>;
+  /**
+   * Requests that passed while a claim was late: the shares granted next pay for them first, so a slow claim (a
+   * busy database, an event loop held up) lets requests through early but not past the limit.
+   */
+  owed: Partial<Record<LimitedOperation, number>>;
 }
+
+type ClaimOutcome = "claimed" | "failed" | "late";
 
 // Per key value (the current and the previous key), cleared when the limits change.
 const keys = new Map<string, KeyState>();
@@ -95,24 +102,25 @@ export async function admit(operation: LimitedOperation, key: MatchedKey, reques
         throw new RateLimited(operation, limit, (lease.windowEnds - now) / 1000);
       }
     }
-    const claim = (state.claims[operation] ??= boundedClaim(state, operation, limit, requestId));
-    if (!(await claim)) {
+    const outcome = await (state.claims[operation] ??= boundedClaim(state, operation, limit, requestId));
+    if (outcome !== "claimed") {
+      if (outcome === "late") state.owed[operation] = (state.owed[operation] ?? 0) + 1;
       observer()?.rateLimitUncounted(operation);
       return;
     }
   }
 }
 
-/** The next share's claim as requests wait for it: its outcome, or false once CLAIM_WAIT_MS has passed. */
+/** The next share's claim as requests wait for it: its outcome, or `late` once CLAIM_WAIT_MS has passed. */
 function boundedClaim(
   state: KeyState,
   operation: LimitedOperation,
   limit: RateLimit,
   requestId: string,
-): Promise<boolean> {
+): Promise<ClaimOutcome> {
   let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<false>((resolve) => {
-    timer = setTimeout(resolve, CLAIM_WAIT_MS, false);
+  const gaveUp = new Promise<"late">((resolve) => {
+    timer = setTimeout(resolve, CLAIM_WAIT_MS, "late");
   });
   const claimed = claimShare(state, operation, limit, requestId).finally(() => {
     clearTimeout(timer);
@@ -121,13 +129,16 @@ function boundedClaim(
   return Promise.race([claimed, gaveUp]);
 }
 
-/** Claims the next share into the key's lease; false when it could not be stored (logged), so requests pass. */
+/**
+ * Claims the next share into the key's lease, less what is owed; `failed` when it could not be stored (logged), so
+ * requests pass, and what was owed is forgiven (a limiter that fails must not hold a key back once it recovers).
+ */
 async function claimShare(
   state: KeyState,
   operation: LimitedOperation,
   limit: RateLimit,
   requestId: string,
-): Promise<boolean> {
+): Promise<ClaimOutcome> {
   const sentAt = Date.now();
   const share = Math.max(1, Math.floor(limit.requests / SHARES_PER_LIMIT));
   try {
@@ -140,11 +151,14 @@ async function claimShare(
       share,
       CLAIM_STATEMENT_TIMEOUT_MS,
     );
-    state.leases[operation] = { left: granted, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };
-    return true;
+    const paid = Math.min(granted, state.owed[operation] ?? 0);
+    state.owed[operation] = (state.owed[operation] ?? 0) - paid;
+    state.leases[operation] = { left: granted - paid, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };
+    return "claimed";
   } catch (error) {
+    state.owed[operation] = 0;
     logRateLimitFailure(requestId, operation, error);
-    return false;
+    return "failed";
   }
 }
 
@@ -155,7 +169,7 @@ function keyStateOf(key: MatchedKey): KeyState {
     if (keys.size >= 2) keys.clear(); // the current and the previous key
     // A label keeps this digest apart from any other use of SHA-256 over the key.
     const digest = createHash("sha256").update(`lead-intake-rate-limit:${secret}`).digest();
-    keys.set(secret, (state = { digest, leases: {}, claims: {} }));
+    keys.set(secret, (state = { digest, leases: {}, claims: {}, owed: {} }));
   }
   return state;
 }
