@@ -130,7 +130,10 @@ describe("a role with exactly the documented grants", () => {
     expect((await uncounted(metricsUrl, "read")) - before).toBe(25);
     const failures = linesWith(server.output(), "rate limit not counted");
     expect(failures.length).toBeGreaterThan(0);
-    for (const line of failures) expect(line).toMatchObject({ operation: "read", kind: "statement-timeout" });
+    // PostgreSQL cancels the claim (200 ms); on a busy machine the 250 ms wait may end first.
+    for (const line of failures) expect(line).toMatchObject({ operation: "read" });
+    expect(failures.map((line) => line.kind).filter((kind) => kind !== "claim-timeout")).toContain("statement-timeout");
+    expect(failures.every((line) => ["statement-timeout", "claim-timeout"].includes(line.kind as string))).toBe(true);
   });
 });
 
