@@ -114,8 +114,10 @@ const GONE_STATUS: Record<ClientGone, number> = { "client-closed": 499, "request
 function clientGone(request: Request, error: unknown): ClientGone | undefined {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (code === "ERR_HTTP_REQUEST_TIMEOUT") return "request-timeout";
-  // Node's error for a body cut short by the client; the signal may be aborted a moment later.
-  if (request.signal.aborted || (code === "ECONNRESET" && message === "aborted")) return "client-closed";
+  // Node's error for a body cut short by the client (the signal may be aborted a moment later); a database failure
+  // while the client was leaving is still the server's.
+  if (code === "ECONNRESET" && message === "aborted") return "client-closed";
+  if (request.signal.aborted && classifyFailure(error).kind === "unexpected") return "client-closed";
   return undefined;
 }
 
