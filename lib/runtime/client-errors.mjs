@@ -38,7 +38,7 @@ export function answerClientError(error, socket) {
   const inFlight = socket._httpMessage;
   inFlight?.req?.destroy(error);
   if (socket.writable && !inFlight?.headersSent) {
-    if (code in NODE_ANSWERS) socket.write(NODE_ANSWERS[code]);
+    if (Object.hasOwn(NODE_ANSWERS, code)) socket.write(NODE_ANSWERS[code]);
     else if (!code.startsWith("HPE_")) socket.write(NODE_BAD_REQUEST);
     else {
       const requestId = randomUUID();
