@@ -11,9 +11,15 @@ const nextConfig = {
   outputFileTracingIncludes: {
     "/**": [
       "./prisma/migrations/**/*",
-      "./lib/runtime/{next-server-preload,method-guard,server-timeouts}.mjs",
-      "./lib/api/method-guard.json",
+      "./lib/runtime/{next-server-preload,method-guard,server-timeouts,client-errors}.mjs",
+      "./lib/api/{method-guard.json,malformed-request.mjs}",
+      "./lib/log-line.mjs",
     ],
+  },
+  // Every response of this app, its pages and the HTML 404 included, is read as the type it is sent as. The API's
+  // answers (lib/api/response.ts) and the documentation's (proxy.ts) carry it themselves, as in a host's app.
+  async headers() {
+    return [{ source: "/:path*", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }] }];
   },
 };
 

@@ -1,6 +1,12 @@
 import type { Attributes, ObservableResult } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from "@opentelemetry/sdk-metrics";
+import { createServer } from "node:http";
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type IMetricReader,
+  type ResourceMetrics,
+} from "@opentelemetry/sdk-metrics";
 import { observeWith } from "@/lib/db/observer";
 import { poolStateOf } from "@/lib/db/prepared";
 import { database } from "@/lib/db/prisma";
@@ -25,12 +31,10 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
   const port = metricsPortOf(env);
   const readers: IMetricReader[] = [];
   if (port !== undefined) {
-    const { PrometheusExporter } = await import("@opentelemetry/exporter-prometheus");
-    // A port already taken is said in one line (the exporter itself only tells OpenTelemetry's silent diag logger).
-    const served = (error: Error | void) => {
-      if (error) logLine("error", `metrics not served: ${error.message}`);
-    };
-    readers.push(new PrometheusExporter({ port, appendTimestamp: false }, served));
+    const { PrometheusExporter, PrometheusSerializer } = await import("@opentelemetry/exporter-prometheus");
+    const exporter = new PrometheusExporter({ preventServerStart: true });
+    readers.push(exporter);
+    serveScrapes(port, exporter, new PrometheusSerializer("", false));
   }
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) {
     const { OTLPMetricExporter } =
@@ -74,6 +78,11 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     unit: "{request}",
     description: "Requests refused 429 RATE_LIMITED, by limited operation (create, read).",
   });
+  const rateLimitUncounted = meter.createCounter("lead_intake.rate_limit.uncounted", {
+    unit: "{request}",
+    description:
+      "Limited requests that passed uncounted (failing open): the limiter's storage failed or took over 250 ms.",
+  });
   meter
     .createObservableUpDownCounter("db.client.connections.usage", {
       unit: "{connection}",
@@ -116,7 +125,58 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
     readsBusy: () => readsBusy.add(1),
     poolTimeout: () => poolTimeouts.add(1, POOL),
     rateLimited: (operation) => rateLimited.add(1, { "lead_intake.rate_limit.operation": operation }),
+    rateLimitUncounted: (operation) => rateLimitUncounted.add(1, { "lead_intake.rate_limit.operation": operation }),
   });
+}
+
+/**
+ * `/metrics` on its own port (all interfaces), as the exporter's own server would serve it, but with the names
+ * OpenTelemetry's Prometheus mapping gives (withUnitSuffixes). A port already taken is said in one line.
+ */
+function serveScrapes(port: number, exporter: IMetricReader, serializer: { serialize(r: ResourceMetrics): string }) {
+  const server = createServer((request, response) => {
+    if (new URL(request.url ?? "/", "http://metrics").pathname !== "/metrics") {
+      response.statusCode = 404;
+      response.end();
+      return;
+    }
+    exporter.collect().then(
+      ({ resourceMetrics }) => {
+        response.setHeader("Content-Type", "text/plain");
+        response.end(serializer.serialize(withUnitSuffixes(resourceMetrics)));
+      },
+      () => {
+        response.statusCode = 500;
+        response.end();
+      },
+    );
+  });
+  server.unref();
+  server.on("error", (error) => logLine("error", `metrics not served: ${error.message}`));
+  server.listen(port);
+}
+
+/** Prometheus' names of OpenTelemetry's units (the instruments here use only `s` and annotations like `{request}`). */
+const PROMETHEUS_UNITS: Record<string, string> = { s: "seconds" };
+
+/**
+ * OpenTelemetry's Prometheus mapping adds the unit to the name (`http.server.request.duration`, unit `s`:
+ * `http_server_request_duration_seconds`); exporter-prometheus 0.207 leaves it out, so it is added here, for the
+ * scrape only (OTLP keeps the instrument's own name and unit).
+ */
+function withUnitSuffixes(resourceMetrics: ResourceMetrics): ResourceMetrics {
+  return {
+    ...resourceMetrics,
+    scopeMetrics: resourceMetrics.scopeMetrics.map((scope) => ({
+      ...scope,
+      metrics: scope.metrics.map((metric) => {
+        const unit = PROMETHEUS_UNITS[metric.descriptor.unit];
+        return unit
+          ? { ...metric, descriptor: { ...metric.descriptor, name: `${metric.descriptor.name}_${unit}`, unit } }
+          : metric;
+      }),
+    })),
+  };
 }
 
 type PoolState = NonNullable<ReturnType<typeof poolStateOf>>;

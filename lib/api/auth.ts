@@ -42,14 +42,17 @@ export function authenticate(request: Request): MatchedKey {
     throw new ApiError("API_NOT_CONFIGURED");
   }
   const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
-  if (presented !== undefined) {
-    const digest = sha256(presented);
-    const isCurrent = timingSafeEqual(digest, keyDigest(current));
-    const isPrevious = previous ? timingSafeEqual(digest, keyDigest(previous)) : false;
-    if (isCurrent) return "current";
-    if (isPrevious) return "previous";
-  }
+  const matched = presented === undefined ? undefined : keyMatching(presented, current, previous);
+  if (matched) return matched;
   throw new Unauthorized(presented !== undefined);
+}
+
+/** Which key a value is, compared by digest in constant time, both keys always compared. */
+function keyMatching(value: string, current: string, previous: string | undefined): MatchedKey | undefined {
+  const digest = sha256(value);
+  const isCurrent = timingSafeEqual(digest, keyDigest(current));
+  const isPrevious = previous ? timingSafeEqual(digest, keyDigest(previous)) : false;
+  return isCurrent ? "current" : isPrevious ? "previous" : undefined;
 }
 
 /** The configured keys (current, then previous when set), for whatever must never show them (the access log). */
@@ -58,6 +61,16 @@ export function configuredKeys(): string[] {
   if (process.env.LEADS_API_KEY) keys.push(process.env.LEADS_API_KEY);
   if (process.env.LEADS_API_KEY_PREVIOUS) keys.push(process.env.LEADS_API_KEY_PREVIOUS);
   return keys;
+}
+
+/**
+ * Whether a value a client sent where no key belongs (its X-Request-Id) is one of the configured keys, so that it is
+ * never logged or echoed: compared like a presented key.
+ */
+export function isConfiguredKey(value: string): boolean {
+  const current = process.env.LEADS_API_KEY;
+  if (value.length < MIN_KEY_LENGTH || !current) return false;
+  return keyMatching(value, current, process.env.LEADS_API_KEY_PREVIOUS) !== undefined;
 }
 
 // The server keys' digests are computed once per key value, not per request (docs/decisions.md, "Per-request work

@@ -1,5 +1,6 @@
 import { READ_WAIT_MS } from "@/lib/db/read-budget";
 import { MIN_KEY_LENGTH } from "@/lib/api/api-key.mjs";
+import { MALFORMED_REQUEST } from "@/lib/api/malformed-request.mjs";
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413 PAYLOAD_TOO_LARGE (lib/api/body.ts). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -40,6 +41,7 @@ export const ERRORS = {
     when: "Invalid body fields or query parameters; `issues` names each one.",
     retry: FIX,
   },
+  MALFORMED_REQUEST: { ...MALFORMED_REQUEST, retry: FIX },
   UNAUTHORIZED: {
     status: 401,
     message: "Missing or incorrect bearer key",

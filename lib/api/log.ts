@@ -12,7 +12,8 @@ export interface Access {
   /** The path only: a query string may hold a misplaced key (and a path segment holding a key is redacted). */
   path: string;
   status: number;
-  code: ErrorCode | undefined;
+  /** The error code, or how the client went away (lib/api/route.ts). */
+  code: ErrorCode | "client-closed" | "request-timeout" | undefined;
   startedAt: number;
   key: MatchedKey | undefined;
 }
@@ -111,4 +112,9 @@ export function logFailure(requestId: string, method: string, path: string, erro
 /** The limiter's storage failed and the request passed unlimited (lib/api/rate-limit.ts), on stderr, by kind only. */
 export function logRateLimitFailure(requestId: string, operation: string, error: unknown): void {
   logLine("error", "rate limit not counted", { requestId, operation, ...classifyFailure(error) });
+}
+
+/** The limiter's claim did not answer within its bound (lib/api/rate-limit.ts): requests pass until it does. */
+export function logRateLimitLate(requestId: string, operation: string): void {
+  logLine("error", "rate limit not counted", { requestId, operation, kind: "claim-timeout" });
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { MatchedKey } from "@/lib/api/auth";
 import { ApiError } from "@/lib/api/errors";
-import { logRateLimitFailure } from "@/lib/api/log";
+import { logRateLimitFailure, logRateLimitLate } from "@/lib/api/log";
 import { observer } from "@/lib/db/observer";
 import { database } from "@/lib/db/prisma";
 import { claimRequests } from "@/lib/db/store/rate-limits";
@@ -41,6 +41,17 @@ export class RateLimited extends ApiError {
  */
 const SHARES_PER_LIMIT = 100;
 
+/**
+ * The most a request waits for a share to be claimed before it passes uncounted (docs/decisions.md, "The limiter
+ * gives up after 250 ms"): it bounds a pool with no free connection and a database that does not answer. PostgreSQL
+ * cancels the claim itself a little sooner, a wait for a lock on the table included, so a live database frees the
+ * connection and the log says why.
+ */
+export const CLAIM_WAIT_MS = 250;
+const CLAIM_STATEMENT_TIMEOUT_MS = 200;
+/** How late a timer may fire before the event loop, not the claim, is taken to be what was slow. */
+const LOOP_SLACK_MS = 50;
+
 /** What this process holds of a key's budget for one operation: requests left to admit, until the window ends. */
 interface Lease {
   left: number;
@@ -53,9 +64,19 @@ interface Lease {
 interface KeyState {
   digest: Buffer;
   leases: Partial<Record<LimitedOperation, Lease>>;
-  /** The claim in flight per operation, which every request that finds no share left waits for. */
-  claims: Partial<Record<LimitedOperation, Promise<boolean>>>;
+  /**
+   * The claim in flight per operation, which every request that finds no share left waits for, at most CLAIM_WAIT_MS:
+   * `late` once that has passed, so later requests pass at once until the claim ends and the next may start.
+   */
+  claims: Partial<Record<LimitedOperation, Promise<ClaimOutcome>>>;
+  /**
+   * Requests that passed while a claim was late: the shares granted next pay for them first, so a slow claim (a
+   * busy database, an event loop held up) lets requests through early but not past the limit.
+   */
+  owed: Partial<Record<LimitedOperation, number>>;
 }
+
+type ClaimOutcome = "claimed" | "failed" | "late";
 
 // Per key value (the current and the previous key), cleared when the limits change.
 const keys = new Map<string, KeyState>();
@@ -63,7 +84,8 @@ const keys = new Map<string, KeyState>();
 /**
  * Counts a request of a limited operation against its key's budget, shared by every process through PostgreSQL;
  * throws RateLimited when the budget is spent. A key is counted by its digest, never stored. When a share cannot be
- * claimed the request passes (a limiter failure must not stop the service), and the failure is logged by kind.
+ * claimed within CLAIM_WAIT_MS the request passes (a limiter failure must not stop the service), counted in the
+ * metrics; the claim's failure is logged by kind.
  */
 export async function admit(operation: LimitedOperation, key: MatchedKey, requestId: string): Promise<void> {
   const limit = currentLimits()[operation];
@@ -82,20 +104,54 @@ export async function admit(operation: LimitedOperation, key: MatchedKey, reques
         throw new RateLimited(operation, limit, (lease.windowEnds - now) / 1000);
       }
     }
-    const claim = (state.claims[operation] ??= claimShare(state, operation, limit, requestId).finally(() => {
-      delete state.claims[operation];
-    }));
-    if (!(await claim)) return;
+    const outcome = await (state.claims[operation] ??= boundedClaim(state, operation, limit, requestId));
+    if (outcome !== "claimed") {
+      if (outcome === "late") state.owed[operation] = (state.owed[operation] ?? 0) + 1;
+      observer()?.rateLimitUncounted(operation);
+      return;
+    }
   }
 }
 
-/** Claims the next share into the key's lease; false when it could not be stored (logged), so requests pass. */
+/** The next share's claim as requests wait for it: its outcome, or `late` once CLAIM_WAIT_MS has passed. */
+function boundedClaim(
+  state: KeyState,
+  operation: LimitedOperation,
+  limit: RateLimit,
+  requestId: string,
+): Promise<ClaimOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const armedAt = performance.now();
+  const gaveUp = new Promise<"late">((resolve) => {
+    const late = () => {
+      logRateLimitLate(requestId, operation);
+      resolve("late");
+    };
+    timer = setTimeout(() => {
+      // A timer this late means the event loop was held up (a busy process), not the database: the claim's answer
+      // may be waiting to be read, so it gets that time again once.
+      const overdue = performance.now() - armedAt - CLAIM_WAIT_MS;
+      if (overdue < LOOP_SLACK_MS) late();
+      else timer = setTimeout(late, Math.min(overdue, CLAIM_WAIT_MS));
+    }, CLAIM_WAIT_MS);
+  });
+  const claimed = claimShare(state, operation, limit, requestId).finally(() => {
+    clearTimeout(timer);
+    delete state.claims[operation];
+  });
+  return Promise.race([claimed, gaveUp]);
+}
+
+/**
+ * Claims the next share into the key's lease, less what is owed; `failed` when it could not be stored (logged), so
+ * requests pass, and what was owed is forgiven (a limiter that fails must not hold a key back once it recovers).
+ */
 async function claimShare(
   state: KeyState,
   operation: LimitedOperation,
   limit: RateLimit,
   requestId: string,
-): Promise<boolean> {
+): Promise<ClaimOutcome> {
   const sentAt = Date.now();
   const share = Math.max(1, Math.floor(limit.requests / SHARES_PER_LIMIT));
   try {
@@ -106,12 +162,16 @@ async function claimShare(
       limit.requests,
       limit.periodSeconds,
       share,
+      CLAIM_STATEMENT_TIMEOUT_MS,
     );
-    state.leases[operation] = { left: granted, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };
-    return true;
+    const paid = Math.min(granted, state.owed[operation] ?? 0);
+    state.owed[operation] = (state.owed[operation] ?? 0) - paid;
+    state.leases[operation] = { left: granted - paid, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };
+    return "claimed";
   } catch (error) {
+    state.owed[operation] = 0;
     logRateLimitFailure(requestId, operation, error);
-    return false;
+    return "failed";
   }
 }
 
@@ -122,7 +182,7 @@ function keyStateOf(key: MatchedKey): KeyState {
     if (keys.size >= 2) keys.clear(); // the current and the previous key
     // A label keeps this digest apart from any other use of SHA-256 over the key.
     const digest = createHash("sha256").update(`lead-intake-rate-limit:${secret}`).digest();
-    keys.set(secret, (state = { digest, leases: {}, claims: {} }));
+    keys.set(secret, (state = { digest, leases: {}, claims: {}, owed: {} }));
   }
   return state;
 }

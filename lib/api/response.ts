@@ -4,11 +4,14 @@ import { tooLong } from "@/lib/leads/messages";
 /** Longest `If-None-Match` read: a caller has one list, so a few tags; a longer one is 400 INVALID_INPUT. */
 export const MAX_IF_NONE_MATCH_LENGTH = 1024;
 
-/** Every API response is JSON and never cached (spec: Cache-Control: no-store). */
+/**
+ * Every API response is JSON, never cached (spec: Cache-Control: no-store) and never sniffed as another type (in a
+ * host too, whose next.config is its own).
+ */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
   return Response.json(body, {
     status,
-    headers: { "Cache-Control": "no-store", ...headers },
+    headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers },
   });
 }
 
@@ -43,5 +46,8 @@ export function ifNoneMatch(request: Request): string[] | null {
  */
 export function notModified(tags: string[], etag: string): Response | null {
   if (!tags.includes("*") && !tags.includes(etag)) return null;
-  return new Response(null, { status: 304, headers: { "Cache-Control": "no-store", ETag: etag } });
+  return new Response(null, {
+    status: 304,
+    headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ETag: etag },
+  });
 }

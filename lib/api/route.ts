@@ -32,6 +32,7 @@ const CLOSES_CONNECTION = new Set<ErrorCode>(["UNAUTHORIZED", "PAYLOAD_TOO_LARGE
 const CLOSE = { Connection: "close" };
 const INTERNAL = new ApiError("INTERNAL_ERROR");
 const READS_BUSY = new ApiError("READS_BUSY");
+const MALFORMED = new ApiError("MALFORMED_REQUEST");
 
 /**
  * The one wrapper every response under /api goes through: a request id (kept or made,
@@ -47,7 +48,7 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
   const path = new URL(request.url).pathname;
   const method = methodOf(request);
   let key: MatchedKey | undefined;
-  let code: ErrorCode | undefined;
+  let code: ErrorCode | ClientGone | undefined;
   let response: Response;
   try {
     if (needsKey) {
@@ -58,11 +59,15 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     response = await handler(request);
   } catch (error) {
     let refusal = INTERNAL;
+    let gone: ClientGone | undefined;
     if (error instanceof ApiError) refusal = error;
+    else if (malformedBody(error)) refusal = MALFORMED;
     else if (error instanceof LeadRefusal) refusal = new ApiError(error.reason, error.detail);
     else if (isReadsBusy(error)) {
       refusal = READS_BUSY;
       observer()?.readsBusy();
+    } else if ((gone = clientGone(request, error))) {
+      return finish(requestId, method, path, startedAt, key, gone, new Response(null, { status: GONE_STATUS[gone] }));
     } else {
       logFailure(requestId, method, path, error);
       if (classifyFailure(error).kind === "pool-timeout") observer()?.poolTimeout();
@@ -71,6 +76,19 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     response = errorResponse(refusal, requestId, refusalHeaders(refusal));
   }
   response.headers.set("X-Request-Id", requestId);
+  return finish(requestId, method, path, startedAt, key, code, response);
+}
+
+/** The request's trace attributes, access log line and metrics, then its response. */
+function finish(
+  requestId: string,
+  method: string,
+  path: string,
+  startedAt: number,
+  key: MatchedKey | undefined,
+  code: ErrorCode | ClientGone | undefined,
+  response: Response,
+): Response {
   const span = trace.getActiveSpan();
   if (span) {
     span.setAttribute("lead_intake.request_id", requestId);
@@ -81,6 +99,32 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
   const route = ROUTES.has(path) ? path : OTHER_ROUTE;
   observer()?.request(route, METRIC_METHODS.has(method) ? method : "_OTHER", response.status, code, seconds);
   return response;
+}
+
+/**
+ * A request whose client went away before it was answered (docs/operating.md, "Access log and failure kinds"): the
+ * client closed it (`client-closed`, 499 as nginx records it), or the server's request timeout ended it
+ * (`request-timeout`, 408, which Node sent: the preload ends the request's body with Node's own timeout error).
+ * Neither is a server fault, so neither is a 5xx; the status goes to the log and the metrics only, as no one is left
+ * to read it.
+ */
+type ClientGone = "client-closed" | "request-timeout";
+const GONE_STATUS: Record<ClientGone, number> = { "client-closed": 499, "request-timeout": 408 };
+
+function clientGone(request: Request, error: unknown): ClientGone | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return "request-timeout";
+  // Node's error for a body cut short by the client (the signal may be aborted a moment later); a database failure
+  // while the client was leaving is still the server's.
+  if (code === "ECONNRESET" && message === "aborted") return "client-closed";
+  if (request.signal.aborted && classifyFailure(error).kind === "unexpected") return "client-closed";
+  return undefined;
+}
+
+/** A body that Node's parser refused midway (a malformed chunk): the preload answered it MALFORMED_REQUEST. */
+function malformedBody(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return typeof code === "string" && code.startsWith("HPE_");
 }
 
 /**

@@ -14,6 +14,11 @@ export const ERROR_CODES: Record<string, { status: number; transient: boolean; r
     "transient": false,
     "retry": "Correct the request before retrying."
   },
+  "MALFORMED_REQUEST": {
+    "status": 400,
+    "transient": false,
+    "retry": "Correct the request before retrying."
+  },
   "UNAUTHORIZED": {
     "status": 401,
     "transient": false,

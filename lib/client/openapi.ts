@@ -34,7 +34,7 @@ export type paths = {
         };
         /**
          * Readiness
-         * @description 200 when the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds (database down, unreachable or frozen). No key needed; reveals nothing else.
+         * @description 200 when the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds (database down, unreachable or frozen, or a configured rate limit its role cannot count). No key needed; reveals nothing else.
          *
          *     ```sh
          *     curl "$BASE_URL/api/health/ready"
@@ -296,6 +296,7 @@ export type components = {
         /**
          * @description - `INVALID_JSON` (400): The POST body is not valid JSON (or not valid UTF-8).
          *     - `INVALID_INPUT` (400): Invalid body fields or query parameters; `issues` names each one.
+         *     - `MALFORMED_REQUEST` (400): The request is not valid HTTP/1.1 (for example an unknown method, `Content-Length` together with `Transfer-Encoding`, or two `Content-Length` headers); answered before any route runs, then the connection is closed.
          *     - `UNAUTHORIZED` (401): Bearer key missing or incorrect.
          *     - `NOT_FOUND` (404): No such path: the deployed version differs from this contract; consult the administrator.
          *     - `METHOD_NOT_ALLOWED` (405): Method not supported on this path (the `Allow` header lists the supported ones). For a documented operation: the deployed version differs from this contract; consult the administrator.
@@ -310,7 +311,7 @@ export type components = {
          *     - `READS_BUSY` (503): Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
          * @enum {string}
          */
-        ErrorCode: "INVALID_JSON" | "INVALID_INPUT" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INVALID_CONTENT_TYPE" | "INVALID_AGENT" | "INVALID_REFERRER" | "INTERNAL_ERROR" | "API_NOT_CONFIGURED" | "ASSIGNMENT_NOT_CONFIGURED" | "RATE_LIMITED" | "READS_BUSY";
+        ErrorCode: "INVALID_JSON" | "INVALID_INPUT" | "MALFORMED_REQUEST" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INVALID_CONTENT_TYPE" | "INVALID_AGENT" | "INVALID_REFERRER" | "INTERNAL_ERROR" | "API_NOT_CONFIGURED" | "ASSIGNMENT_NOT_CONFIGURED" | "RATE_LIMITED" | "READS_BUSY";
         /** @description One problem with the input. */
         Issue: {
             /** @description Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `""` for the body as a whole. A path longer than 200 characters is cut, ending in `…`. */
@@ -424,6 +425,24 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
+            /**
+             * @description - `MALFORMED_REQUEST`: The request is not valid HTTP/1.1 (for example an unknown method, `Content-Length` together with `Transfer-Encoding`, or two `Content-Length` headers); answered before any route runs, then the connection is closed.
+             *
+             *     Correct the request before retrying.
+             */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        code?: "MALFORMED_REQUEST";
+                    } & components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
         };
@@ -446,6 +465,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+            /**
+             * @description - `MALFORMED_REQUEST`: The request is not valid HTTP/1.1 (for example an unknown method, `Content-Length` together with `Transfer-Encoding`, or two `Content-Length` headers); answered before any route runs, then the connection is closed.
+             *
+             *     Correct the request before retrying.
+             */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        code?: "MALFORMED_REQUEST";
+                    } & components["schemas"]["Error"];
                 };
             };
             404: components["responses"]["NotFound"];
@@ -492,6 +529,7 @@ export interface operations {
             };
             /**
              * @description - `INVALID_INPUT`: Invalid body fields or query parameters; `issues` names each one.
+             *     - `MALFORMED_REQUEST`: The request is not valid HTTP/1.1 (for example an unknown method, `Content-Length` together with `Transfer-Encoding`, or two `Content-Length` headers); answered before any route runs, then the connection is closed.
              *
              *     Correct the request before retrying.
              */
@@ -504,7 +542,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "INVALID_INPUT";
+                        code?: "INVALID_INPUT" | "MALFORMED_REQUEST";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -630,6 +668,7 @@ export interface operations {
             /**
              * @description - `INVALID_JSON`: The POST body is not valid JSON (or not valid UTF-8).
              *     - `INVALID_INPUT`: Invalid body fields or query parameters; `issues` names each one.
+             *     - `MALFORMED_REQUEST`: The request is not valid HTTP/1.1 (for example an unknown method, `Content-Length` together with `Transfer-Encoding`, or two `Content-Length` headers); answered before any route runs, then the connection is closed.
              *
              *     Correct the request before retrying.
              */
@@ -642,7 +681,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "INVALID_JSON" | "INVALID_INPUT";
+                        code?: "INVALID_JSON" | "INVALID_INPUT" | "MALFORMED_REQUEST";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -803,6 +842,24 @@ export interface operations {
                 };
             };
             /**
+             * @description - `MALFORMED_REQUEST`: The request is not valid HTTP/1.1 (for example an unknown method, `Content-Length` together with `Transfer-Encoding`, or two `Content-Length` headers); answered before any route runs, then the connection is closed.
+             *
+             *     Correct the request before retrying.
+             */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        code?: "MALFORMED_REQUEST";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description - `UNAUTHORIZED`: Bearer key missing or incorrect.
              *
              *     Correct the key before retrying.
@@ -921,6 +978,7 @@ export interface operations {
             };
             /**
              * @description - `INVALID_INPUT`: Invalid body fields or query parameters; `issues` names each one.
+             *     - `MALFORMED_REQUEST`: The request is not valid HTTP/1.1 (for example an unknown method, `Content-Length` together with `Transfer-Encoding`, or two `Content-Length` headers); answered before any route runs, then the connection is closed.
              *
              *     Correct the request before retrying.
              */
@@ -933,7 +991,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "INVALID_INPUT";
+                        code?: "INVALID_INPUT" | "MALFORMED_REQUEST";
                     } & components["schemas"]["Error"];
                 };
             };

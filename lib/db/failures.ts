@@ -22,6 +22,7 @@ export type FailureKind =
   | "schema-mismatch"
   | "plan-changed"
   | "write-conflict"
+  | "permission-denied"
   | "database-error"
   | "unexpected";
 
@@ -70,6 +71,7 @@ const CODES = new Map<string, FailureKind>([
   ["42703", "schema-mismatch"],
   ["40001", "write-conflict"],
   ["40P01", "write-conflict"],
+  ["42501", "permission-denied"],
   ["ECONNREFUSED", "connection-refused"],
   ["ENOTFOUND", "connection-refused"],
   ["ECONNRESET", "connection-lost"],

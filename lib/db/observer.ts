@@ -14,6 +14,8 @@ export interface Observer {
   poolTimeout(): void;
   /** A request refused RATE_LIMITED. */
   rateLimited(operation: "create" | "read"): void;
+  /** A limited request that passed uncounted: its share could not be claimed in time (lib/api/rate-limit.ts). */
+  rateLimitUncounted(operation: "create" | "read"): void;
 }
 
 // Under a registered symbol: Next can give the instrumentation hook and each route their own copy of this module.

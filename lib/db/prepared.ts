@@ -57,14 +57,53 @@ export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Pro
 // Without a registered tracer provider (OTEL_EXPORTER_OTLP_ENDPOINT unset) this is OpenTelemetry's no-op tracer.
 const tracer = trace.getTracer("lead-intake-service");
 
+/**
+ * Like queryPrepared, in a transaction of its own whose statements PostgreSQL cancels after `timeoutMs`
+ * (`SET LOCAL statement_timeout`, a wait for a lock included), for a statement that must give up soon rather than
+ * hold a connection for the pool's 15 s. Two more round trips: BEGIN with the setting, and COMMIT.
+ */
+export async function queryPreparedWithin<Row>(db: PrismaClient, sql: Prisma.Sql, timeoutMs: number): Promise<Row[]> {
+  const target = (db as WithDirect)[DIRECT];
+  if (!target) throw new Error("queryPreparedWithin needs a client from createDatabaseClient");
+  const client = await target.pool.connect();
+  let broken: Error | undefined;
+  const generation = target.names?.current ?? 0;
+  try {
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
+    const rows = await sendOnce<Row>(client, target.names, sql);
+    await client.query("COMMIT");
+    return rows;
+  } catch (error) {
+    // As in any transaction (lib/db/statements.ts): new names for the next call, no retry of this one.
+    if (planChanged(error)) target.names?.renew(generation);
+    // A connection that cannot roll back is closed rather than pooled mid-transaction.
+    await client.query("ROLLBACK").catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** The statement sent once, named or not. */
+async function sendOnce<Row>(
+  pool: Pick<pg.Pool, "query">,
+  names: StatementNames | undefined,
+  sql: Prisma.Sql,
+): Promise<Row[]> {
+  const query = names
+    ? { name: names.name(sql.text), text: sql.text, values: sql.values }
+    : { text: sql.text, values: sql.values };
+  return (await pool.query(query)).rows as Row[];
+}
+
 async function send<Row>({ pool, names }: Direct, sql: Prisma.Sql): Promise<Row[]> {
-  if (!names) return (await pool.query({ text: sql.text, values: sql.values })).rows as Row[];
+  if (!names) return sendOnce<Row>(pool, names, sql);
   const generation = names.current;
   try {
-    return (await pool.query({ name: names.name(sql.text), text: sql.text, values: sql.values })).rows as Row[];
+    return await sendOnce<Row>(pool, names, sql);
   } catch (error) {
     if (!planChanged(error)) throw error;
     names.renew(generation);
-    return (await pool.query({ name: names.name(sql.text), text: sql.text, values: sql.values })).rows as Row[];
+    return sendOnce<Row>(pool, names, sql);
   }
 }

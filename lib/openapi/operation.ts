@@ -127,7 +127,8 @@ function curlCommand(
  * The operation as the document shows it: the curl example and the aliases at the
  * end of the description; every response with no-store and the request id; one
  * response per error status, from the error table; 404 and 405, which every path
- * answers (lib/api/route.ts).
+ * answers (lib/api/route.ts), and 400 MALFORMED_REQUEST, which the preload answers
+ * whatever the path (lib/runtime/next-server-preload.mjs).
  */
 export function operation({
   path,
@@ -143,9 +144,10 @@ export function operation({
   const all: Operation["responses"] = { 404: ref("responses/NotFound"), 405: ref("responses/MethodNotAllowed") };
   for (const [status, response] of Object.entries(responses))
     all[Number(status)] = { ...response, headers: { ...RESPONSE_HEADERS, ...response.headers } };
-  for (const status of new Set(errors.map((code) => ERRORS[code].status))) {
+  const codes: ErrorCode[] = [...errors, "MALFORMED_REQUEST"];
+  for (const status of new Set(codes.map((code) => ERRORS[code].status))) {
     all[status] = errorResponse(
-      ERROR_CODES.filter((code) => errors.includes(code) && ERRORS[code].status === status),
+      ERROR_CODES.filter((code) => codes.includes(code) && ERRORS[code].status === status),
       invalid,
     );
   }

@@ -4,8 +4,10 @@
 // socket for ~300 s (requestTimeout), anonymous ones too, and a client that never
 // read its response held it for ever (Node has no write timeout). No custom server: the
 // defaults of the one server Next creates are set here, nothing else changes.
-// Each request first passes lib/runtime/method-guard.mjs (methods Next refuses before any route runs).
+// Each request first passes lib/runtime/method-guard.mjs (methods Next refuses before any route runs); what Node's
+// parser refuses is answered by lib/runtime/client-errors.mjs.
 import http from "node:http";
+import { answerClientError } from "./client-errors.mjs";
 import { guardMethod } from "./method-guard.mjs";
 import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, WRITE_TIMEOUT_MS } from "./server-timeouts.mjs";
 
@@ -20,7 +22,7 @@ http.createServer = /** @type {typeof http.createServer} */ (
       typeof options === "function" || options === undefined
         ? createServer(defaults({}), guarded(options))
         : createServer(defaults(options), guarded(listener)),
-    )
+    ).on("clientError", answerClientError)
 );
 
 /**

@@ -2,6 +2,7 @@ import { database } from "@/lib/db/prisma";
 import { classifyFailure } from "@/lib/db/failures";
 import { ping } from "@/lib/db/store/health";
 import { prepareDatabase } from "@/lib/startup/prepare";
+import { uncountedLimitsProblem } from "@/lib/startup/limit-grants";
 import { dataOperationsRefused } from "@/lib/settings.mjs";
 import { logLine } from "@/lib/log-line.mjs";
 
@@ -45,7 +46,8 @@ export function prepareService(): Promise<void> {
 
 /**
  * For instrumentation.ts: one attempt; a failure is logged instead of stopping the server, by kind only, or as the
- * sentence of a migrations' lock held past its wait (lib/db/migrate.ts), whose message names no data.
+ * sentence of a migrations' lock held past its wait (lib/db/migrate.ts), whose message names no data. Then a rate
+ * limit the database role cannot count is said in one sentence.
  */
 export async function startService(): Promise<void> {
   try {
@@ -56,7 +58,10 @@ export async function startService(): Promise<void> {
       ? `${(error as Error).message}; start-up is tried again by the next request or readiness check`
       : "start-up preparation failed; retried by the next request or readiness check";
     logLine("error", msg, { ...classifyFailure(error) });
+    return;
   }
+  const problem = await uncountedLimitsProblem(database()).catch(() => undefined);
+  if (problem) logLine("error", problem);
 }
 
 /**
@@ -66,9 +71,10 @@ export async function startService(): Promise<void> {
 const READINESS_WAIT_MS = 1_500;
 
 /**
- * True when the start-up work is done and the database answers a trivial query within
- * READINESS_WAIT_MS. One probe at a time: checks arriving while it runs share it, so a
- * frozen database holds at most one pooled connection for readiness.
+ * True when the start-up work is done, the database answers a trivial query within
+ * READINESS_WAIT_MS, and the role can count the configured rate limits. One probe at a
+ * time: checks arriving while it runs share it, so a frozen database holds at most one
+ * pooled connection for readiness.
  */
 export async function checkReadiness(): Promise<boolean> {
   if (dataOperationsRefused()) return false; // a setting instrumentation.ts could not read: nothing of it started
@@ -90,7 +96,8 @@ async function probeDatabase(): Promise<boolean> {
   try {
     await prepareService();
     await ping(database());
-    return true;
+    // A configured rate limit the role cannot count: not ready (docs/host-guide.md, "Grants").
+    return (await uncountedLimitsProblem(database())) === undefined;
   } catch {
     return false;
   }

@@ -9,6 +9,7 @@ import { classifyFailure } from "../../lib/db/failures";
 import { LAYOUT_COLUMNS, layoutFromColumns } from "../../lib/db/layout";
 import { readMigrations } from "../../lib/db/migrate";
 import { settingsProblem } from "../../lib/settings.mjs";
+import { grantLines } from "./grants";
 
 /** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
 export interface HostNeeds {
@@ -127,6 +128,7 @@ async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
         ? `, pending (applied at the next start): ${migrations.pending.join(", ")}`
         : ", none pending"),
   ]);
+  lines.push(...(await grantLines(client, migrations.pending.length > 0, Object.keys(needs.tables))));
 
   const { rows: triggerRows } = await client.query<{ name: string }>(
     `SELECT c.relname || '.' || t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid

@@ -26,8 +26,15 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
       "tracing and metrics when configured; the shape of the log lines.",
   },
   {
-    paths: ["lib/runtime/next-server-preload.mjs", "lib/runtime/method-guard.mjs", "lib/runtime/server-timeouts.mjs"],
-    what: "The preload of `next start`: request and write timeouts, JSON 405 for methods Next refuses itself.",
+    paths: [
+      "lib/runtime/next-server-preload.mjs",
+      "lib/runtime/method-guard.mjs",
+      "lib/runtime/server-timeouts.mjs",
+      "lib/runtime/client-errors.mjs",
+    ],
+    what:
+      "The preload of `next start`: request and write timeouts, JSON 405 for methods Next refuses itself, " +
+      "JSON 400 for requests Node's parser refuses.",
   },
   {
     paths: ["app/docs/page.tsx", "components/SwaggerDocs.tsx", "proxy.ts", "lib/openapi/", "scripts/build-openapi.ts"],
@@ -46,7 +53,7 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     paths: ["prisma/migrations/"],
     what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
   },
-  { paths: ["scripts/host/check.ts"], what: "`npm run host:check`." },
+  { paths: ["scripts/host/check.ts", "scripts/host/grants.ts"], what: "`npm run host:check`." },
   {
     paths: ["scripts/host/needs.json"],
     what: "Written by the install: the tables, columns, migrations and triggers `host:check` looks for.",

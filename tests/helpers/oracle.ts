@@ -285,11 +285,15 @@ export function expectForQuery(query: string): Expected {
     : { outcomes: ["200"], page };
 }
 
-/** Spec "Errors", per operation (plus 404/405 of decisions.md 11, the body limit's 413 and the rate limits' 429). */
+/**
+ * Spec "Errors", per operation (plus 404/405 of decisions.md 11, the body limit's 413, the rate limits' 429 and the
+ * 400 MALFORMED_REQUEST that the preload answers whatever the path).
+ */
 export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
   "get /api/leads/sources": [
     "INVALID_INPUT",
     "UNAUTHORIZED",
+    "MALFORMED_REQUEST",
     "NOT_FOUND",
     "METHOD_NOT_ALLOWED",
     "RATE_LIMITED",
@@ -299,6 +303,7 @@ export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
   ],
   "get /api/leads/agents": [
     "UNAUTHORIZED",
+    "MALFORMED_REQUEST",
     "NOT_FOUND",
     "METHOD_NOT_ALLOWED",
     "RATE_LIMITED",
@@ -310,6 +315,7 @@ export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
     "INVALID_JSON",
     "INVALID_INPUT",
     "UNAUTHORIZED",
+    "MALFORMED_REQUEST",
     "NOT_FOUND",
     "METHOD_NOT_ALLOWED",
     "PAYLOAD_TOO_LARGE",
@@ -324,6 +330,7 @@ export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
   "get /api/leads": [
     "INVALID_INPUT",
     "UNAUTHORIZED",
+    "MALFORMED_REQUEST",
     "NOT_FOUND",
     "METHOD_NOT_ALLOWED",
     "RATE_LIMITED",

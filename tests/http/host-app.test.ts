@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -182,6 +182,10 @@ describe("npm run host:install into a create-next-app@16 host", () => {
       "ok   tables",
       "ok   layout",
       "ok   migrations",
+      "ok   grants for start-up",
+      "ok   grants for creating leads",
+      "ok   grants for listing",
+      "ok   grants for rate limits",
       "ok   triggers",
     ]);
     expect(lines).toContain("ok   layout: normal (users.access_levels and referrals.assigned_agent_id present)");
@@ -198,6 +202,28 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     });
     expect(refused.status).toBe(1);
     expect(refused.output.split("\n")).toContain(`FAIL settings: ${settingsProblem(unreadable)}`);
+    // A role with only SELECT and INSERT, under a creation limit: the limit cannot be counted.
+    const role = `host_check_${randomBytes(4).toString("hex")}`;
+    await db.sql.query(`CREATE ROLE ${role} LOGIN PASSWORD 'check';
+      GRANT USAGE ON SCHEMA public TO ${role};
+      GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO ${role};
+      GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    const asRole = { DATABASE_URL: db.url.replace(/\/\/[^@]*@/, `//${role}:check@`), LEADS_API_KEY: TEST_KEY };
+    const unlimited = run("npm", ["run", "--silent", "host:check"], host, asRole);
+    expect(unlimited.output.split("\n")).toContain(
+      "note grants for rate limits: the role lacks UPDATE on lead_rate_limit_counts " +
+        "(needed only when LEADS_RATE_LIMIT_CREATE or LEADS_RATE_LIMIT_READ is set)",
+    );
+    expect(unlimited.status).toBe(0);
+    const limited = run("npm", ["run", "--silent", "host:check"], host, {
+      ...asRole,
+      LEADS_RATE_LIMIT_CREATE: "3/min",
+    });
+    expect(limited.status).toBe(1);
+    expect(limited.output.split("\n")).toContain(
+      "FAIL grants for rate limits: the role lacks UPDATE on lead_rate_limit_counts, " +
+        "so the configured rate limit cannot be counted",
+    );
     // A host column of its own that the module's inserts would leave without a value.
     await db.sql.query("ALTER TABLE referrals ADD COLUMN host_required text NOT NULL DEFAULT ''");
     await db.sql.query("ALTER TABLE referrals ALTER COLUMN host_required DROP DEFAULT");

@@ -127,7 +127,7 @@ describe("metrics", () => {
     for (let n = 0; n < 6; n++)
       expect((await call("GET", "/api/leads/sources", { baseUrl: server.baseUrl })).status).toBe(200);
 
-    const posts = 'http_server_request_duration_count{http_route="/api/leads",http_request_method="POST"}';
+    const posts = 'http_server_request_duration_seconds_count{http_route="/api/leads",http_request_method="POST"}';
     const expected = { "201": 5, "400": 3, "401": 4, "429": 2 };
     expect(
       await query(
@@ -139,7 +139,7 @@ describe("metrics", () => {
     const codes = await query(`sum by (error_type) (${posts})`, "error_type", (v) => v.RATE_LIMITED === 2);
     expect(codes).toEqual({ "": 5, INVALID_INPUT: 3, UNAUTHORIZED: 4, RATE_LIMITED: 2 });
     const reads =
-      'http_server_request_duration_count{http_route="/api/leads/sources",http_request_method="GET",http_response_status_code="200"}';
+      'http_server_request_duration_seconds_count{http_route="/api/leads/sources",http_request_method="GET",http_response_status_code="200"}';
     expect(await query(`sum(${reads})`, "", (v) => v[""] === 6)).toEqual({ "": 6 });
     // The first lead made its source; the four others reused it.
     const created = await query(
@@ -157,7 +157,11 @@ describe("metrics", () => {
     ).toEqual({ create: 2 });
     // The histogram's buckets: every request took under 10 s.
     expect(
-      await query(`sum(http_server_request_duration_bucket{http_route="/api/leads",le="10"})`, "", (v) => v[""] === 14),
+      await query(
+        `sum(http_server_request_duration_seconds_bucket{http_route="/api/leads",le="10"})`,
+        "",
+        (v) => v[""] === 14,
+      ),
     ).toEqual({ "": 14 });
 
     const text = await scrape();
@@ -186,7 +190,7 @@ describe("metrics", () => {
     await writeFile(file, rules);
     const checked = await run("promtool", ["check", "rules", file]);
     expect(checked.code, checked.output).toBe(0);
-    expect(checked.output).toContain("SUCCESS: 5 rules found");
+    expect(checked.output).toContain("SUCCESS: 6 rules found");
 
     const dashboard = JSON.parse(await readFile("docs/grafana-dashboard.json", "utf8"));
     const queries: string[] = dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) =>
@@ -246,7 +250,7 @@ describe("metrics", () => {
     const series = async () => {
       // Observed after the scrape that follows the requests (the SDK aggregates at each collection).
       const text = await scrape();
-      return seriesOf(text, "http_server_request_duration_count");
+      return seriesOf(text, "http_server_request_duration_seconds_count");
     };
     expect(await fuzz()).toBe(45);
     const first = await series();

@@ -55,6 +55,17 @@ describe("a slow request body", () => {
       expect(answer).toMatch(/^(HTTP\/1\.1 (408|401) |$)/);
     }
     expect(withKey.answer).toMatch(/^(HTTP\/1\.1 408 |$)/);
+    // Logged as what it was: the server's timeout (408), not a server failure (the anonymous one may be a 401).
+    const logged = () =>
+      running.server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"path":"/api/leads"') && !line.includes('"status":401'));
+    for (const deadline = Date.now() + 5_000; logged().length === 0 && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(logged().map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ msg: "request", method: "POST", status: 408, code: "request-timeout" }),
+    ]);
     const next = await fetch(`${running.server.baseUrl}/api/leads/sources`, {
       headers: { authorization: `Bearer ${TEST_KEY}` },
     });

@@ -362,7 +362,7 @@ describe("OpenAPI document: operations", () => {
         });
       }
     }
-    expect(Object.keys(doc.paths["/api/health/ready"].get.responses)).toEqual(["200", "404", "405", "503"]);
+    expect(Object.keys(doc.paths["/api/health/ready"].get.responses)).toEqual(["200", "400", "404", "405", "503"]);
   });
 });
 

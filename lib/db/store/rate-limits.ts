@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
-import { queryPrepared } from "@/lib/db/prepared";
+import { queryPreparedWithin } from "@/lib/db/prepared";
 
 /** A share of a key's budget claimed for one process: how many requests it may admit, and until when. */
 export interface Claimed {
@@ -14,7 +14,8 @@ export interface Claimed {
  * Claims up to `share` requests of a key's budget in one upsert, under the row's lock so concurrent processes never
  * claim past `limit`: a window of `periodSeconds` starts at the first claim after the previous one ended (PostgreSQL's
  * clock, the same for every process). `hits` counts the requests claimed and stops at limit + share, so a claim past
- * the limit is granted nothing and a client that keeps trying grows nothing.
+ * the limit is granted nothing and a client that keeps trying grows nothing. PostgreSQL cancels it after `timeoutMs`
+ * (a lock on the table included).
  */
 export async function claimRequests(
   db: Db,
@@ -23,8 +24,9 @@ export async function claimRequests(
   limit: number,
   periodSeconds: number,
   share: number,
+  timeoutMs: number,
 ): Promise<Claimed> {
-  const [row] = await queryPrepared<Claimed>(
+  const [row] = await queryPreparedWithin<Claimed>(
     db,
     Prisma.sql`
       INSERT INTO lead_rate_limit_counts AS c (key_digest, operation, window_start, hits)
@@ -37,6 +39,7 @@ export async function claimRequests(
       RETURNING greatest(0, least(${share}::int, ${limit}::int + ${share}::int - hits)) AS granted,
         extract(epoch FROM window_start + ${periodSeconds}::int * interval '1 second' - statement_timestamp())::float8
           AS "secondsLeft"`,
+    timeoutMs,
   );
   return { granted: row.granted, secondsLeft: Math.max(0, row.secondsLeft) };
 }

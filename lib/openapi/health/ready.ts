@@ -10,7 +10,8 @@ export const ready = operation({
   security: [],
   description:
     "200 when the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds " +
-    "(database down, unreachable or frozen). No key needed; reveals nothing else.",
+    "(database down, unreachable or frozen, or a configured rate limit its role cannot count). No key needed; " +
+    "reveals nothing else.",
   curl: {},
   responses: {
     200: serving("Ready to serve the API."),
