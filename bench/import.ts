@@ -7,13 +7,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
-import pg from "pg";
-import { migrate } from "@/lib/db/migrate";
 import { DEFAULT_CONCURRENCY, EXIT, runImport } from "@/lib/importer/run";
-import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort, startProcessGroup } from "@/scripts/process-group";
-import { seedSourcesAndUsers } from "./data";
-import { KEY, load } from "./load";
+import { withBenchDatabase } from "./data";
+import { KEY, load, round2 } from "./load";
 import { WARM_SECONDS } from "./post";
 
 export interface ImportBench {
@@ -99,32 +96,26 @@ async function importRate(baseUrl: string, apiKey: string, concurrency: number, 
 
 // Alone (after `npm run build`): the service on an embedded PostgreSQL of its own, warmed up as bench/run.ts warms it.
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-bench-pg-"));
-  const database = await startEmbeddedPostgres({ dir, port: await freePort(), database: "bench", persistent: false });
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  try {
-    await migrate(database.url);
-    await seedSourcesAndUsers(pool);
+  const figures = await withBenchDatabase(async (databaseUrl) => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const service = await startProcessGroup(
       "node",
       ["lib/runtime/start.mjs", "--no-build"],
-      { DATABASE_URL: database.url, LEADS_API_KEY: KEY, PORT: String(port) },
+      { DATABASE_URL: databaseUrl, LEADS_API_KEY: KEY, PORT: String(port) },
       `${url}/api/leads/sources`,
     );
     try {
       await load(`${url}/api/leads`, 16, WARM_SECONDS, "POST");
-      const figures = await benchImport(url, KEY);
-      console.log(
-        JSON.stringify({ import: figures, importOverPost: figures.rowsPerSecond / figures.postRpsAtSameConcurrency }),
-      );
+      return await benchImport(url, KEY);
     } finally {
       await service.stop();
     }
-  } finally {
-    await pool.end();
-    await database.stop();
-    removeEmbeddedCluster(dir);
-  }
+  });
+  console.log(
+    JSON.stringify({
+      import: figures,
+      importOverPost: round2(figures.rowsPerSecond / figures.postRpsAtSameConcurrency),
+    }),
+  );
 }

@@ -232,7 +232,11 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
       for (let sends = 1; sends < MAX_SENDS_PER_ROW; sends++) {
         if (outcome.outcome !== "rejected" || outcome.retryAfterSeconds === undefined) break;
         const waitMs = Math.min(outcome.retryAfterSeconds, LONGEST_RETRY_AFTER_S) * 1000;
-        if (!(await waited(waitMs, options.signal))) break;
+        const stopped = await sleep(waitMs, undefined, { signal: options.signal }).then(
+          () => false,
+          () => true,
+        );
+        if (stopped) break;
         outcome = await poster.createLead(body);
       }
     } finally {
@@ -356,16 +360,6 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     if (hint[r.exitCode]) lines.push(hint[r.exitCode]);
     progress.say(lines.join("\n"));
     progress.event({ event: "summary", ...r, exitCode: r.exitCode });
-  }
-}
-
-/** Waits `ms`; false when the run was stopped meanwhile. */
-async function waited(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
   }
 }
 
