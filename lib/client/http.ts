@@ -2,12 +2,9 @@ import { type IncomingHttpHeaders, request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 
 /**
- * One HTTP exchange with the service, never repeated here: retries are decided by the
- * caller (lib/client/client.ts) per method. Node's HTTP client (node:http, its default
- * keep-alive agent) does not resend a request that was written to a socket, kept-alive
- * or not; tests/http/client.test.ts proves it for a POST whose connection is dropped
- * after the body was read. node:http rather than fetch: a quarter of fetch's CPU per
- * request, which the bulk importer's throughput shows (docs/decisions.md).
+ * One HTTP exchange with the service, never repeated here: retries are decided by the caller (lib/client/client.ts).
+ * node:http does not resend a request written to a socket (tests/http/client.test.ts), and costs less CPU per request
+ * than fetch (docs/decisions.md, "The importer's cost per row").
  */
 
 export type Exchange =
