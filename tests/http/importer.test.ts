@@ -833,26 +833,62 @@ describe("importer: stopped by a signal", () => {
     90_000,
   );
 
-  it(`sends a row refused 429 at most ${MAX_SENDS_PER_ROW} times in all, then leaves it unsent`, async () => {
+  /** A server that refuses every POST 429 with this Retry-After. */
+  async function alwaysLimited(retryAfterSeconds: number) {
     const posts: string[] = [];
     const limiter = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       if (req.method === "POST") posts.push(Buffer.concat(chunks).toString());
       res
-        .writeHead(429, { "content-type": "application/json", "retry-after": "0" })
+        .writeHead(429, { "content-type": "application/json", "retry-after": String(retryAfterSeconds) })
         .end(JSON.stringify({ error: "Too many requests: try again later.", code: "RATE_LIMITED" }));
     });
     await new Promise<void>((resolve) => limiter.listen(0, "127.0.0.1", resolve));
+    return {
+      baseUrl: `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`,
+      posts,
+      close: () => {
+        limiter.closeAllConnections();
+        return new Promise((resolve) => limiter.close(resolve));
+      },
+    };
+  }
+
+  it(`sends a row refused 429 at most ${MAX_SENDS_PER_ROW} times in all, then leaves it unsent`, async () => {
+    const limiter = await alwaysLimited(0);
     try {
       const file = await writeCsv("always-limited.csv", [valid("AlwaysLimited", 1)]);
-      const result = await runImport(file, [], `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`);
+      const result = await runImport(file, [], limiter.baseUrl);
       expect(result.code, result.stderr).toBe(EXIT.UNAVAILABLE);
-      expect(posts).toHaveLength(MAX_SENDS_PER_ROW);
+      expect(limiter.posts).toHaveLength(MAX_SENDS_PER_ROW);
       expect(await rowsLeftAt(file, "unsent")).toEqual([1]);
     } finally {
-      limiter.closeAllConnections();
-      await new Promise((resolve) => limiter.close(resolve));
+      await limiter.close();
+    }
+  }, 60_000);
+
+  it("ends a wait for an hour's Retry-After on SIGTERM: exit 75 at once, the row left unsent", async () => {
+    const limiter = await alwaysLimited(3_600);
+    try {
+      const file = await writeCsv("limited-for-an-hour.csv", [valid("HourLimited", 1)]);
+      const importer = startImport(file, [], limiter.baseUrl);
+      for (
+        const deadline = Date.now() + 30_000;
+        limiter.posts.length === 0;
+        await new Promise((r) => setTimeout(r, 20))
+      )
+        if (Date.now() > deadline) throw new Error("no POST within 30 s");
+      const signalled = Date.now();
+      importer.kill("SIGTERM");
+      const result = await importer.done;
+      expect(Date.now() - signalled).toBeLessThan(10_000);
+      expect(result.code, result.stderr).toBe(EXIT.TEMPFAIL);
+      expect(result.stderr).toMatch(/^The run was stopped before every row was sent \(1 not sent\)/m);
+      expect(limiter.posts).toHaveLength(1);
+      expect(await rowsLeftAt(file, "unsent")).toEqual([1]);
+    } finally {
+      await limiter.close();
     }
   }, 60_000);
 });
