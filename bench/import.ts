@@ -19,7 +19,11 @@ export interface ImportBench {
   /** Median of the rounds. */
   rowsPerSecond: number;
   postRpsAtSameConcurrency: number;
-  rounds: { rowsPerSecond: number; postRps: number }[];
+  /**
+   * Each round's figures, with the CPU this process spent per row and per raw POST (the importer's client side against
+   * autocannon's): on shared cores it is taken from the server, and it moves less with the machine's load than a rate.
+   */
+  rounds: { rowsPerSecond: number; postRps: number; importCpuMsPerRow: number; postCpuMsPerRequest: number }[];
 }
 
 const ROWS = 5_000;
@@ -31,21 +35,36 @@ const row = (run: string, i: number) => `Bench Import ${run} ${i},01${String(10_
 
 export async function benchImport(baseUrl: string, apiKey: string, rows = ROWS): Promise<ImportBench> {
   const concurrency = DEFAULT_CONCURRENCY;
-  const postRates: number[] = [];
-  const importRates: number[] = [];
+  const rounds: ImportBench["rounds"] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    postRates.push(await rawPostRate(baseUrl, apiKey, concurrency, rows));
-    importRates.push(await importRate(baseUrl, apiKey, concurrency, rows, `${Date.now().toString(36)}r${round}`));
+    const post = await withCpuMs(() => rawPostRate(baseUrl, apiKey, concurrency, rows));
+    const run = `${Date.now().toString(36)}r${round}`;
+    const imported = await withCpuMs(() => importRate(baseUrl, apiKey, concurrency, rows, run));
+    rounds.push({
+      rowsPerSecond: round1(imported.value),
+      postRps: round1(post.value),
+      importCpuMsPerRow: round2(imported.cpuMs / rows),
+      postCpuMsPerRequest: round2(post.cpuMs / rows),
+    });
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[(values.length - 1) >> 1];
-  const round1 = (value: number) => Math.round(value * 10) / 10;
   return {
     rows,
     concurrency,
-    rowsPerSecond: round1(median(importRates)),
-    postRpsAtSameConcurrency: round1(median(postRates)),
-    rounds: importRates.map((rate, i) => ({ rowsPerSecond: round1(rate), postRps: round1(postRates[i]) })),
+    rowsPerSecond: median(rounds.map((r) => r.rowsPerSecond)),
+    postRpsAtSameConcurrency: median(rounds.map((r) => r.postRps)),
+    rounds,
   };
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/** The value `measure` gives and the CPU ms this process spent meanwhile (user and system). */
+async function withCpuMs<T>(measure: () => Promise<T>): Promise<{ value: T; cpuMs: number }> {
+  const before = process.cpuUsage();
+  const value = await measure();
+  const { user, system } = process.cpuUsage(before);
+  return { value, cpuMs: (user + system) / 1000 };
 }
 
 /** Requests per second of `rows` POSTs at `concurrency`: as many as the import sends, so both meet the same table. */
