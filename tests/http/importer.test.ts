@@ -833,6 +833,17 @@ describe("importer: stopped by a signal", () => {
     90_000,
   );
 
+  it("exits through `npm run import` with the importer's own codes", async () => {
+    const file = await writeCsv("npm-codes.csv", [valid("NpmCodes", 1), { ...valid("NpmCodes", 2), leadName: "x" }]);
+    const npm = (args: string[]) =>
+      new Promise<number | null>((resolve) =>
+        spawn("npm", ["run", "import", "--", ...args], { stdio: "ignore" }).on("exit", (code) => resolve(code)),
+      );
+    expect(await npm([file, "--dry-run"])).toBe(EXIT.DATA);
+    expect(await npm([path.join(dir, "no-such-file.csv"), "--dry-run"])).toBe(EXIT.USAGE);
+    expect(await npm(["--help"])).toBe(EXIT.OK);
+  }, 60_000);
+
   /** A server that refuses every POST 429 with this Retry-After. */
   async function alwaysLimited(retryAfterSeconds: number) {
     const posts: string[] = [];
