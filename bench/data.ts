@@ -1,6 +1,12 @@
 // Data loading: the sources and users every run starts with, and source-referred
 // leads in bulk with set-based SQL (not through the API) for the list timings.
-import type pg from "pg";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { migrate } from "@/lib/db/migrate";
+import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
+import { freePort } from "@/scripts/process-group";
 
 export const SOURCES = 200;
 export const USERS = 500;
@@ -71,4 +77,23 @@ export async function fillTo(pool: pg.Pool, size: number): Promise<void> {
   await pool.query(
     "VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks",
   );
+}
+
+/**
+ * A measurement run alone: a fresh embedded PostgreSQL, migrated, with the run's sources and users, removed after
+ * `measure` (given its URL and data folder).
+ */
+export async function withBenchDatabase<T>(measure: (databaseUrl: string, dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-bench-pg-"));
+  const database = await startEmbeddedPostgres({ dir, port: await freePort(), database: "bench", persistent: false });
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  try {
+    await migrate(database.url);
+    await seedSourcesAndUsers(pool);
+    return await measure(database.url, dir);
+  } finally {
+    await pool.end();
+    await database.stop();
+    removeEmbeddedCluster(dir);
+  }
 }

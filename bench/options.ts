@@ -3,18 +3,12 @@
 // second and OTLP/HTTP metrics every second to a sink here), each over the same service with neither, three processes
 // on one database taken in turn (bench/run.ts calls it; `options` and ratios.postServerCpuRateLimitedOverPlainAt16 and
 // postServerCpuMetricsOverPlainAt16 in bench/results/latest.json). `npx tsx bench/options.ts` runs it alone.
-import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { pathToFileURL } from "node:url";
-import pg from "pg";
-import { migrate } from "@/lib/db/migrate";
-import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { type CpuMs, withCpu } from "./cpu";
-import { seedSourcesAndUsers } from "./data";
+import { withBenchDatabase } from "./data";
 import { KEY, load, round2, type Load } from "./load";
 import { WARM_SECONDS } from "./post";
 
@@ -109,17 +103,6 @@ export function optionRatios(figures: OptionFigures): Record<string, number> {
 
 // Alone (after `npm run build`): its own embedded PostgreSQL with the run's sources and users.
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-bench-pg-"));
-  const database = await startEmbeddedPostgres({ dir, port: await freePort(), database: "bench", persistent: false });
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  try {
-    await migrate(database.url);
-    await seedSourcesAndUsers(pool);
-    const figures = await measureOptions(database.url, dir);
-    console.log(JSON.stringify({ options: figures, ratios: optionRatios(figures) }, null, 2));
-  } finally {
-    await pool.end();
-    await database.stop();
-    removeEmbeddedCluster(dir);
-  }
+  const figures = await withBenchDatabase(measureOptions);
+  console.log(JSON.stringify({ options: figures, ratios: optionRatios(figures) }, null, 2));
 }

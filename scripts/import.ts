@@ -20,9 +20,11 @@ Running the same command again resumes a stopped or failed run without duplicate
   --resend-unreconciled   send again rows whose outcome cannot be checked (person referrers)
   --help
 
-Exit codes: 0 all created, 65 some rejected, 75 uncertain rows remain or another
-import holds the ledger (run again), 69 server unreachable or 503, 77 key refused,
-74 the ledger or a results file could not be written, 64 usage error.`;
+Exit codes: 0 all created, 65 some rejected, 75 uncertain rows remain, the run was
+stopped (SIGINT, SIGTERM) or another import holds the ledger (run again), 69 server
+unreachable or 503, 77 key refused, 74 the ledger or a results file could not be
+written, 73 something other than a regular file stands at the ledger's, its lock's
+or a results file's name, 64 usage error.`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${HELP}\n`);
@@ -77,8 +79,11 @@ if (!apiKey && !values["dry-run"]) {
 
 const file = positionals[0];
 const stopping = new AbortController();
+// Every signal is taken, not only the first: Ctrl-C reaches this process from the terminal and again from npm, which
+// forwards it, and a default action on the second would end the run before its ledger and results are written.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping.signal.aborted) return;
     process.stderr.write(
       `\n${signal}: finishing the requests in flight, then stopping. Run the same command to resume.\n`,
     );

@@ -1,8 +1,10 @@
+import { type IncomingHttpHeaders, request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+
 /**
- * One HTTP exchange with the service, never repeated here: retries are decided by the
- * caller (lib/client/client.ts) per method. Node's fetch (undici) does not resend a
- * request that was written to a socket, kept-alive or not; tests/http/client.test.ts
- * proves it for a POST whose connection is dropped after the body was read.
+ * One HTTP exchange with the service, never repeated here: retries are decided by the caller (lib/client/client.ts).
+ * node:http does not resend a request written to a socket (tests/http/client.test.ts), and costs less CPU per request
+ * than fetch (docs/decisions.md, "The importer's cost per row").
  */
 
 export type Exchange =
@@ -32,12 +34,15 @@ export interface ExchangeRequest {
 /** Errors raised before any byte was sent: the request cannot have reached the server. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
 
-function causeCodes(error: unknown): string[] {
-  const cause = (error as { cause?: { code?: string; errors?: { code?: string }[] } })?.cause;
-  if (!cause) return [];
-  const codes = [cause.code, ...(cause.errors ?? []).map((e) => e.code)].filter(
-    (c): c is string => typeof c === "string",
-  );
+/** Redirects are failures, never followed: the key is not sent to another address. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+type CodedError = { code?: unknown; errors?: { code?: unknown }[] };
+
+/** The system error codes of a failure: its own, or those of each address tried (AggregateError). */
+function errorCodes(error: unknown): string[] {
+  const { code, errors = [] } = (error ?? {}) as CodedError;
+  const codes = [code, ...errors.map((e) => e.code)].filter((c): c is string => typeof c === "string");
   return [...new Set(codes)];
 }
 
@@ -57,37 +62,66 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
     authorization: `Bearer ${request.apiKey}`,
     accept: "application/json",
   };
-  if (request.body !== undefined) headers["content-type"] = "application/json";
+  const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+  if (payload) {
+    headers["content-type"] = "application/json";
+    headers["content-length"] = String(payload.length);
+  }
   try {
-    const response = await fetch(request.url, {
-      method: request.method,
-      headers,
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      signal,
-      redirect: "error",
-    });
-    const text = await response.text();
+    const response = await send(request, headers, payload, signal);
     let body: unknown;
     try {
-      body = text ? JSON.parse(text) : undefined;
+      body = response.text ? JSON.parse(response.text) : undefined;
     } catch {
       body = undefined;
     }
+    const header = (name: string) => {
+      const value = response.headers[name];
+      return typeof value === "string" ? value : null;
+    };
     return {
       kind: "response",
       status: response.status,
       body,
-      requestId: response.headers.get("x-request-id"),
-      etag: response.headers.get("etag"),
-      retryAfterMs: retryAfterMs(response.headers.get("retry-after")),
+      requestId: header("x-request-id"),
+      etag: header("etag"),
+      retryAfterMs: retryAfterMs(header("retry-after")),
     };
   } catch (error) {
     if (request.signal?.aborted) return { kind: "failure", reason: "aborted", message: "Aborted by the caller" };
     if (timeout.aborted)
       return { kind: "failure", reason: "timeout", message: `No complete answer within ${request.timeoutMs} ms` };
-    const codes = causeCodes(error);
+    const codes = errorCodes(error);
     const message = `Connection failed${codes.length ? ` (${codes.join(", ")})` : ""}`;
     const refused = codes.length > 0 && codes.every((code) => NOT_SENT_CODES.has(code));
     return { kind: "failure", reason: refused ? "refused" : "connection", message };
   }
+}
+
+/** Sends the request and reads the whole answer; rejects on any failure, a redirect included. */
+function send(
+  request: ExchangeRequest,
+  headers: Record<string, string>,
+  payload: Buffer | undefined,
+  signal: AbortSignal,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const call = request.url.protocol === "https:" ? httpsRequest : httpRequest;
+    const outgoing = call(request.url, { method: request.method, headers, signal }, (incoming) => {
+      const status = incoming.statusCode!;
+      if (REDIRECT_STATUSES.has(status)) {
+        incoming.destroy();
+        return reject(new Error(`Redirected (${status})`));
+      }
+      const chunks: Buffer[] = [];
+      incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+      incoming.on("end", () =>
+        resolve({ status, headers: incoming.headers, text: Buffer.concat(chunks).toString("utf8") }),
+      );
+      incoming.on("error", reject);
+      incoming.on("close", () => incoming.complete || reject(new Error("The connection closed mid-answer")));
+    });
+    outgoing.on("error", reject);
+    outgoing.end(payload);
+  });
 }

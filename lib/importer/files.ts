@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
+import type { Stats } from "node:fs";
 import { constants, type FileHandle, lstat, open, rename, unlink } from "node:fs/promises";
 
 /**
  * The importer's own files (ledger, lock, results) are regular files it creates or
- * replaces itself: nothing is opened through a symbolic link (O_NOFOLLOW), temporary
+ * replaces itself: nothing at their names that is not a regular file is opened (a FIFO
+ * would block the open), nothing is opened through a symbolic link (O_NOFOLLOW), temporary
  * files get a fresh name created exclusively (O_EXCL), and a file is replaced by
  * renaming a complete one over it, so no reader sees half a file and no write lands
  * in a file a link points to.
@@ -13,20 +15,31 @@ import { constants, type FileHandle, lstat, open, rename, unlink } from "node:fs
 export class ImportFileError extends Error {
   constructor(
     message: string,
-    /** busy: another run holds the ledger; usage: the operator must fix a path or a file; io: the disk failed. */
-    readonly kind: "busy" | "usage" | "io",
+    /**
+     * busy: another run holds the ledger; usage: the operator must fix a path or a file; not-regular: something other
+     * than a regular file stands at one of the importer's names; io: the disk failed.
+     */
+    readonly kind: "busy" | "usage" | "not-regular" | "io",
   ) {
     super(message);
   }
 }
 
-const { O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
+const { O_CREAT, O_EXCL, O_NONBLOCK, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
 
-const notRegular = (file: string) =>
+const notRegular = (file: string, stat: Stats) =>
   new ImportFileError(
-    `${file} is a symbolic link or not a regular file; the importer writes only regular files: remove it or give another path.`,
-    "usage",
+    `${file} is a ${kindOf(stat)}, not a regular file; the importer writes only regular files: remove it or give another path.`,
+    "not-regular",
   );
+
+function kindOf(stat: Stats): string {
+  if (stat.isSymbolicLink()) return "symbolic link";
+  if (stat.isDirectory()) return "directory";
+  if (stat.isFIFO()) return "FIFO";
+  if (stat.isSocket()) return "socket";
+  return "device";
+}
 
 /** A failed file-system call as one sentence: what failed, the system's reason, what to do. */
 export function diskError(action: string, file: string, error: unknown): ImportFileError {
@@ -38,29 +51,36 @@ export function diskError(action: string, file: string, error: unknown): ImportF
   );
 }
 
-/** Refuses a path that exists as anything but a regular file: checked before a run sends anything. */
-export async function checkRegularOrAbsent(file: string): Promise<void> {
+/** Refuses a path that exists as anything but a regular file; false if there is nothing at it. */
+export async function checkRegularOrAbsent(file: string): Promise<boolean> {
   const stat = await lstat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return null;
     throw diskError("check", file, error);
   });
-  if (stat && !stat.isFile()) throw notRegular(file);
+  if (stat && !stat.isFile()) throw notRegular(file, stat);
+  return stat !== null;
 }
 
-/** Opens an existing regular file without following a link (`flags` besides O_NOFOLLOW); null if there is none. */
+/**
+ * Opens an existing regular file without following a link (`flags` besides O_NOFOLLOW); null if there is none. A name
+ * is looked at before it is opened; O_NONBLOCK keeps a FIFO put there in between from blocking the open.
+ */
 export async function openRegular(file: string, flags: number = O_RDONLY): Promise<FileHandle | null> {
+  if (!(await checkRegularOrAbsent(file))) return null;
   let handle: FileHandle;
   try {
-    handle = await open(file, flags | O_NOFOLLOW);
+    handle = await open(file, flags | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return null;
-    if (code === "ELOOP") throw notRegular(file);
+    // A symbolic link put there since the check: the check again names it.
+    if (code === "ELOOP") await checkRegularOrAbsent(file);
     throw diskError("open", file, error);
   }
-  if (!(await handle.stat()).isFile()) {
+  const stat = await handle.stat();
+  if (!stat.isFile()) {
     await handle.close();
-    throw notRegular(file);
+    throw notRegular(file, stat);
   }
   return handle;
 }

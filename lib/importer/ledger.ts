@@ -44,8 +44,8 @@ export type LedgerEntry =
       requestId: string | null;
     }
   /**
-   * The server answered that it did nothing (refused, unavailable, not reachable): send again later, no reconciliation
-   * needed.
+   * Nothing was created: the server answered that it did nothing (refused, unavailable, not reachable), or the run
+   * stopped before sending the row. Send again later, no reconciliation needed.
    */
   | { type: "unsent"; row: number; status: number | null; code: string | null; error: string }
   /** Reconciliation found no lead of this row: safe to send. */

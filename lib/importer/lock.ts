@@ -1,7 +1,8 @@
-import { hostname } from "node:os";
+import { readFileSync } from "node:fs";
 import { link, rename, unlink } from "node:fs/promises";
+import { hostname } from "node:os";
 import { z } from "zod";
-import { diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/importer/files";
+import { checkRegularOrAbsent, diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/importer/files";
 
 /**
  * The ledger's lock: a file naming its owner (pid, host, start time). The owner record
@@ -10,9 +11,10 @@ import { diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/i
  * exactly one creates it.
  *
  * A lock is stale only when its host is this host and its pid is not running (a
- * killed run); then it is replaced, so a killed run resumes by running the same
- * command. A lock of another host, or one that cannot be read, is never taken over:
- * no pid can be checked, and guessing wrong would let two runs send the same rows.
+ * killed run, or one that exited and is not yet reaped); then it is replaced, so a
+ * killed run resumes by running the same command. A lock of another host, or one
+ * that cannot be read, is never taken over: no pid can be checked, and guessing
+ * wrong would let two runs send the same rows.
  */
 
 const owner = z.strictObject({ pid: z.int().positive(), host: z.string().min(1), startedAt: z.iso.datetime() });
@@ -32,6 +34,8 @@ export class Lock {
       host: hostname(),
       startedAt: new Date().toISOString(),
     } satisfies Owner);
+    // Both names are refused at once when something other than a regular file stands there, before any wait.
+    for (const name of [path, takeoverPath(path)]) await checkRegularOrAbsent(name);
     await take(path, record, ledger);
     return new Lock(path, record);
   }
@@ -72,7 +76,7 @@ async function take(path: string, record: string, ledger: string): Promise<void>
       if (isAlive(holder.pid)) throw busy(ledger, holder);
 
       // Busy here means another run is replacing this stale lock right now: that run will hold it.
-      const guard = `${path}.takeover`;
+      const guard = takeoverPath(path);
       await take(guard, record, ledger);
       try {
         if ((await readRecord(path)) === found) {
@@ -105,6 +109,8 @@ async function readRecord(path: string): Promise<string | null> {
   }
 }
 
+const takeoverPath = (lock: string) => `${lock}.takeover`;
+
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -128,8 +134,20 @@ const refusal = (path: string, why: string) =>
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  // A zombie (exited, not yet reaped by its parent) still takes signals; Linux shows its state in /proc.
+  const state = processState(pid);
+  return state !== "Z" && state !== "X";
+}
+
+/** The state letter of /proc/PID/stat (after the command name, which may hold spaces and parentheses), or null. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.charAt(stat.lastIndexOf(")") + 2) || null;
+  } catch {
+    return null;
   }
 }

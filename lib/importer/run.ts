@@ -24,6 +24,8 @@ export const EXIT = {
   TEMPFAIL: 75,
   /** The disk failed under the ledger or a results file. */
   IOERR: 74,
+  /** A name the importer writes (ledger, lock, results) holds something other than a regular file. */
+  CANTCREAT: 73,
   /** The key was refused (401). */
   NOPERM: 77,
 } as const;
@@ -53,13 +55,20 @@ export interface ImportResult {
   unreconciled: number[];
 }
 
+/** A row taken from the queue; `intent` settles true once its intent is on disk, false if that write failed. */
+interface Prepared {
+  row: number;
+  body: CreateLeadRequest;
+  intent: Promise<boolean>;
+}
+
 /** Answers that say the row's data is wrong; any other refusal is about the server or the key. */
 const DATA_ERROR_STATUSES = new Set([400, 413, 422]);
 /**
  * A 429 RATE_LIMITED wrote nothing, so the same POST is sent again after its Retry-After (never longer than an
- * hour, the longest limit window), at most this many times before the row is left unsent.
+ * hour, the longest limit window): a row is sent at most this many times in all, then left unsent. The docs quote it.
  */
-const RATE_LIMITED_ATTEMPTS = 20;
+export const MAX_SENDS_PER_ROW = 20;
 const LONGEST_RETRY_AFTER_S = 3_600;
 const LISTED_ROWS = 20;
 
@@ -91,6 +100,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     throw error;
   }
   const client = new LeadsClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  // This client sends each POST once: send() alone resends, so MAX_SENDS_PER_ROW counts every send.
+  const poster = new LeadsClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, retry: { maxAttempts: 1 } });
   const counts = () => {
     const { created, rejected, intent, uncertain } = ledger.counts();
     // Rows at `intent` whose POST is still under way are not uncertain (yet).
@@ -148,18 +159,42 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     );
     if (options.resendUnreconciled) unreconciled = [];
     let taken = 0;
+    /** The next row, its intent on the way to disk; null once the queue is done or the run stops. */
+    const prepare = (): Prepared | null => {
+      if (taken >= queue.length || stop || options.signal?.aborted) return null;
+      const { row, body } = queue[taken++];
+      inFlight++;
+      const intent = ledger.append({ type: "intent", row, at: new Date().toISOString() }).then(
+        () => true,
+        (error: unknown) => {
+          failed(error);
+          return false;
+        },
+      );
+      return { row, body: body!, intent };
+    };
+    // Each worker writes its next row's intent while its current POST is out, so the fsync is off the rows' path.
     const worker = async () => {
-      while (taken < queue.length && !stop && !options.signal?.aborted) {
-        const { row, body } = queue[taken++];
-        await send(row, body!).catch(failed);
+      for (let next = prepare(); next;) {
+        const { row, body, intent } = next;
+        const onDisk = await intent;
+        if (!onDisk || stop || options.signal?.aborted) {
+          inFlight--;
+          // Its POST never left: the row is pending again, with nothing to reconcile.
+          if (onDisk) record(ledger.append({ type: "unsent", row, status: null, code: null, error: "run stopped" }));
+          break;
+        }
+        next = prepare();
+        await send(row, body).catch(failed);
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
     await Promise.all(writes);
     progress.stop();
 
-    // Answers lost in this run: a lead that was created is recognised now; the rest stay for the next run.
-    if (!stop)
+    // Answers lost in this run: a lead that was created is recognised now; the rest stay for the next run, as they do
+    // when the run was stopped.
+    if (!stop && !options.signal?.aborted)
       unreconciled = [...new Set([...unreconciled, ...(await reconcileOpen(true)).unreconciled])].sort((a, b) => a - b);
   } catch (error) {
     progress.stop();
@@ -189,16 +224,20 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   summarise(result);
   return result;
 
+  /** Sends a row whose intent is on disk (counted in flight by prepare) and records its outcome. */
   async function send(row: number, body: CreateLeadRequest): Promise<void> {
-    inFlight++;
     let outcome: Awaited<ReturnType<LeadsClient["createLead"]>>;
     try {
-      await ledger.append({ type: "intent", row, at: new Date().toISOString() });
-      outcome = await client.createLead(body);
-      for (let attempt = 1; attempt < RATE_LIMITED_ATTEMPTS; attempt++) {
+      outcome = await poster.createLead(body);
+      for (let sends = 1; sends < MAX_SENDS_PER_ROW; sends++) {
         if (outcome.outcome !== "rejected" || outcome.retryAfterSeconds === undefined) break;
-        await sleep(Math.min(outcome.retryAfterSeconds, LONGEST_RETRY_AFTER_S) * 1000);
-        outcome = await client.createLead(body);
+        const waitMs = Math.min(outcome.retryAfterSeconds, LONGEST_RETRY_AFTER_S) * 1000;
+        const stopped = await sleep(waitMs, undefined, { signal: options.signal }).then(
+          () => false,
+          () => true,
+        );
+        if (stopped) break;
+        outcome = await poster.createLead(body);
       }
     } finally {
       inFlight--;
@@ -227,7 +266,9 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
           progress.event({ event: "row", row, result: "rejected", status, code, issues: outcome.issues, requestId });
           break;
         }
-        stopFor(outcome.status === 401 ? "key" : "unavailable", outcome);
+        // A 429 whose wait the operator cut short (Ctrl-C) says nothing of the server: the row waits for the next run.
+        if (!(outcome.retryAfterSeconds !== undefined && options.signal?.aborted))
+          stopFor(outcome.status === 401 ? "key" : "unavailable", outcome);
         record(ledger.append({ type: "unsent", row, status, code, error: outcome.error }));
         progress.event({ event: "row", row, result: "refused", status, code, requestId });
         break;
@@ -303,10 +344,17 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
           "Check them in the host system; they are not sent again unless --resend-unreconciled is given.",
       );
     }
+    const unsent = r.total - r.created - r.rejected - r.uncertain;
+    const tempfail = [
+      r.uncertain
+        ? "Some rows have no known outcome yet: run the same command again to reconcile and finish them."
+        : "",
+      unsent ? `The run was stopped before every row was sent (${unsent} not sent): run the same command again.` : "",
+    ];
     const hint: Record<number, string> = {
       [EXIT.NOPERM]: "The key was refused (401): check LEADS_API_KEY, then run the same command again.",
       [EXIT.UNAVAILABLE]: unavailable(options.baseUrl, stopCause),
-      [EXIT.TEMPFAIL]: "Some rows have no known outcome yet: run the same command again to reconcile and finish them.",
+      [EXIT.TEMPFAIL]: tempfail.filter(Boolean).join("\n"),
       [EXIT.IOERR]: diskFailure?.message ?? "",
     };
     if (hint[r.exitCode]) lines.push(hint[r.exitCode]);
@@ -338,6 +386,7 @@ function list(rows: number[]): string {
 const FILE_ERROR_EXIT: Record<ImportFileError["kind"], number> = {
   busy: EXIT.TEMPFAIL,
   usage: EXIT.USAGE,
+  "not-regular": EXIT.CANTCREAT,
   io: EXIT.IOERR,
 };
 
