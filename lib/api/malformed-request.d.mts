@@ -1,1 +1,0 @@
-export const MALFORMED_REQUEST: { readonly status: 400; readonly message: string; readonly when: string };
