@@ -25,6 +25,14 @@ export function refuse(message: string): never {
   throw new Refusal(message);
 }
 
+/** The one sentence a command prints when it stops: a refusal's own, else what failed, without a stack trace. */
+export function refusalSentence(error: unknown): string {
+  if (error instanceof Refusal) return error.message;
+  const { code, path: file, message } = error as NodeJS.ErrnoException;
+  if (code && file) return `${file} could not be read or written (${code})`;
+  return `unexpected failure: ${String(message ?? error).split("\n")[0]}`;
+}
+
 const lstatOrUndefined = (file: string): Stats | undefined => {
   try {
     return lstatSync(file);
@@ -36,7 +44,11 @@ const lstatOrUndefined = (file: string): Stats | undefined => {
 
 /** Whether `relative` names a path under a folder: relative, with "/" between parts, none of them "", "." or "..". */
 export function isInsidePath(relative: string): boolean {
-  return !path.isAbsolute(relative) && !relative.includes("\\") && relative.split("/").every((p) => !["", ".", ".."].includes(p));
+  return (
+    !path.isAbsolute(relative) &&
+    !relative.includes("\\") &&
+    relative.split("/").every((p) => !["", ".", ".."].includes(p))
+  );
 }
 
 /** What a staged write replaces: the file's bytes, or undefined when the write creates it. */
@@ -175,7 +187,9 @@ export class HostFolder {
 }
 
 function writeNoFollow(file: string, content: string | Buffer): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  const fd = openSync(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK,
     0o666,
   );
   try {

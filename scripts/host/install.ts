@@ -1,14 +1,17 @@
 // `npm run host:install -- <host-dir>`: puts the module into a Next.js 16 app (docs/host-guide.md, "Installing").
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
+import { getSchema } from "@mrleebo/prisma-ast";
+import { HostFolder, refuse, refusalSentence } from "./host-folder";
 import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
-import { withServerExternalPackages } from "./next-config";
-import { clientOutputOf, mergeSchemas } from "./schema";
+import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
+import { readRecord, recordText, type InstallRecord } from "./record";
+import { clientOutputOf, mergeSchemas, models } from "./schema";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
 const HOST_SCHEMA = "prisma/schema.prisma";
@@ -17,31 +20,26 @@ const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
 /** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, the build's runner. */
 const UNIMPORTED = { dependencies: ["prisma", "@prisma/client", "swagger-ui-dist"], devDependencies: ["tsx"] };
 const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
+const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
 const BUILD_STEP = "tsx scripts/build-openapi.ts";
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
-
-interface State {
-  version: string;
-  files: Record<string, string>;
-}
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
 
-class Refusal extends Error {}
+type HostPackage = Record<string, Record<string, string> | undefined>;
 
 function main(hostArg: string | undefined): void {
-  if (!hostArg) throw new Refusal("Name the host app's folder: npm run host:install -- <host-dir>");
-  const host = path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg);
-  const packageFile = path.join(host, "package.json");
-  if (!existsSync(packageFile)) throw new Refusal(`${host} has no package.json; name the folder of a Next.js 16 app`);
-  const hostPackage = readJson<Record<string, Record<string, string> | undefined>>(packageFile);
+  if (!hostArg) refuse("Name the host app's folder: npm run host:install -- <host-dir>");
+  const host = new HostFolder(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
+  const hostPackage = readHostPackage(host);
   const nextVersion = hostPackage.dependencies?.next ?? "";
   if (!/^[\^~]?16\./.test(nextVersion))
-    throw new Refusal(`${host} depends on next ${nextVersion || "(none)"}; the module needs Next.js 16`);
+    refuse(`${host.root} depends on next ${nextVersion || "(none)"}; the module needs Next.js 16`);
   checkAlias(host);
 
-  // Everything is decided before anything is written: a refusal leaves the host as it was.
+  // Everything is read and decided before anything is written: a refusal leaves the host as it was.
+  const record = readRecord(host);
   const schema = planSchema(host);
   const files = new Map<string, string | Buffer>(
     moduleFiles(MODULE_ROOT).map((file) => [file, readFileSync(path.join(MODULE_ROOT, file))]),
@@ -50,9 +48,6 @@ function main(hostArg: string | undefined): void {
   if (schema.clientImport) files.set("lib/generated/prisma/client.ts", `export * from "${schema.clientImport}";\n`);
   const packages = planPackages(hostPackage, [...files.keys()]);
 
-  const state: State = existsSync(path.join(host, STATE_FILE))
-    ? readJson<State>(path.join(host, STATE_FILE))
-    : { version: "", files: {} };
   const report = {
     added: [] as string[],
     updated: [] as string[],
@@ -62,46 +57,56 @@ function main(hostArg: string | undefined): void {
   };
   const recorded: Record<string, string> = {};
   for (const [file, content] of files) {
-    const target = path.join(host, file);
     const wanted = sha256(content);
-    const current = existsSync(target) ? sha256(readFileSync(target)) : undefined;
+    const existing = host.read(file);
+    const current = existing && sha256(existing);
     if (current === wanted) {
       report.unchanged++;
-    } else if (current === undefined || current === state.files[file]) {
-      mkdirSync(path.dirname(target), { recursive: true });
-      writeFileSync(target, content);
+    } else if (current === undefined || current === record.files[file]) {
+      host.stage(file, content);
       (current === undefined ? report.added : report.updated).push(file);
     } else {
       report.kept.push(file);
-      recorded[file] = state.files[file] ?? "";
+      recorded[file] = record.files[file] ?? "";
       continue;
     }
     recorded[file] = wanted;
   }
-  for (const [file, hash] of Object.entries(state.files)) {
+  for (const [file, hash] of Object.entries(record.files)) {
     if (files.has(file)) continue;
-    const target = path.join(host, file);
-    if (existsSync(target) && sha256(readFileSync(target)) === hash) {
-      rmSync(target);
+    const existing = host.read(file);
+    if (existing && sha256(existing) === hash) {
+      host.stage(file, null);
       report.removed.push(file);
-    } else if (existsSync(target)) report.kept.push(`${file} (no longer part of the module)`);
+    } else if (existing) report.kept.push(`${file} (no longer part of the module)`);
   }
 
-  if (schema.merged) writeFileSync(path.join(host, HOST_SCHEMA), schema.merged);
-  if (packages.changes.length) writeFileSync(packageFile, `${JSON.stringify(packages.json, null, 2)}\n`);
-  const nextConfig = addServerExternalPackages(host);
+  if (schema.merged) host.stage(HOST_SCHEMA, schema.merged);
+  if (packages.changes.length) host.stage("package.json", `${JSON.stringify(packages.json, null, 2)}\n`);
+  const nextConfig = addServerExternalPackages(host, record.nextConfig);
   const version = readJson<{ version: string }>(path.join(MODULE_ROOT, "package.json")).version;
-  writeFileSync(path.join(host, STATE_FILE), `${JSON.stringify({ version, files: recorded }, null, 2)}\n`);
+  host.stage(
+    STATE_FILE,
+    recordText({
+      version,
+      files: recorded,
+      packages: { ...record.packages, ...packages.added },
+      schema: [...new Set([...record.schema, ...schema.added])],
+      scripts: { ...packages.scripts, ...record.scripts },
+      nextConfig: nextConfig.record,
+    }),
+  );
+  host.apply();
 
   const lines = [
-    `Lead Intake module ${version} installed into ${host}:`,
+    `Lead Intake module ${version} installed into ${host.root}:`,
     `- files: ${report.added.length} added, ${report.updated.length} updated, ${report.unchanged} unchanged, ` +
       `${report.removed.length} removed (recorded in ${STATE_FILE})`,
     ...report.kept.map((file) => `- kept, edited by the host (compare with the module's): ${file}`),
-    `- ${HOST_SCHEMA}: ${schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
+    `- ${HOST_SCHEMA}: ${schema.created ? "written with the module's models" : schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
     ...packages.notes.map((note) => `- ${note}`),
-    `- ${nextConfig}`,
+    `- ${nextConfig.line}`,
     "Left to do:",
     "1. npm install && npx prisma generate",
     `2. Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL ` +
@@ -112,13 +117,40 @@ function main(hostArg: string | undefined): void {
   console.log(lines.join("\n"));
 }
 
+/** The host's package.json, refused unless the parts the install reads and edits have the shape npm gives them. */
+function readHostPackage(host: HostFolder): HostPackage {
+  const text = host.readText("package.json");
+  if (text === undefined) refuse(`${host.root} has no package.json; name the folder of a Next.js 16 app`);
+  const json = parseJson(text, "package.json");
+  if (!isObject(json)) refuse("package.json is not a JSON object");
+  for (const key of ["dependencies", "devDependencies", "scripts"]) {
+    const value = json[key];
+    if (value === undefined) continue;
+    if (!isObject(value)) refuse(`package.json: "${key}" is not an object`);
+    for (const [name, entry] of Object.entries(value))
+      if (typeof entry !== "string") refuse(`package.json: ${key}.${name} is ${JSON.stringify(entry)}, not a string`);
+  }
+  return json as HostPackage;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    refuse(`${file} is not valid JSON (${(error as Error).message})`);
+  }
+}
+
 /** The module imports its files as `@/...`: the host's tsconfig must map `@/*` to its root. */
-function checkAlias(host: string): void {
-  const read = ts.readConfigFile(path.join(host, "tsconfig.json"), ts.sys.readFile);
+function checkAlias(host: HostFolder): void {
+  const read = ts.parseConfigFileTextToJson("tsconfig.json", host.readText("tsconfig.json") ?? "{}");
   const paths = (read.config as { compilerOptions?: { paths?: Record<string, string[]> } } | undefined)?.compilerOptions
     ?.paths;
   if (JSON.stringify(paths?.["@/*"]) !== JSON.stringify(["./*"])) {
-    throw new Refusal(
+    refuse(
       'the host\'s tsconfig.json must map "@/*" to ["./*"] (create-next-app\'s default): ' +
         "the module imports its files that way",
     );
@@ -129,22 +161,26 @@ function checkAlias(host: string): void {
  * The module's models merged into the host's schema, and how the module reaches the host's client: the module
  * imports `@/lib/generated/prisma/client`, which re-exports the host's generated client, one client for both.
  */
-function planSchema(host: string): { merged?: string; added: string[]; clientImport?: string } {
+function planSchema(host: HostFolder): { merged?: string; added: string[]; created?: true; clientImport?: string } {
   const moduleSchema = readFileSync(path.join(MODULE_ROOT, HOST_SCHEMA), "utf8");
-  const file = path.join(host, HOST_SCHEMA);
-  if (!existsSync(file)) return { merged: moduleSchema, added: ["every model (new file)"] };
-  const hostSchema = readFileSync(file, "utf8");
-  const output = clientOutputOf(hostSchema);
+  const hostSchema = host.readText(HOST_SCHEMA);
+  if (hostSchema === undefined)
+    return { merged: moduleSchema, added: models(getSchema(moduleSchema)).map((m) => m.name), created: true };
+  let output: string | undefined;
+  let merge: ReturnType<typeof mergeSchemas>;
+  try {
+    output = clientOutputOf(hostSchema);
+    merge = mergeSchemas(hostSchema, moduleSchema);
+  } catch (error) {
+    refuse(`${HOST_SCHEMA} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
+  }
   if (!output)
-    throw new Refusal(
-      `${HOST_SCHEMA} has no generator with provider "prisma-client" and an output; add one (Prisma 7's default)`,
-    );
+    refuse(`${HOST_SCHEMA} has no generator with provider "prisma-client" and an output; add one (Prisma 7's default)`);
   const outputDir = path
-    .relative(host, path.resolve(path.dirname(file), output))
+    .relative(host.root, path.resolve(host.root, path.dirname(HOST_SCHEMA), output))
     .split(path.sep)
     .join("/");
-  const merge = mergeSchemas(hostSchema, moduleSchema);
-  if (merge.conflicts.length) throw new Refusal(`${HOST_SCHEMA}: ${merge.conflicts.join("; ")}`);
+  if (merge.conflicts.length) refuse(`${HOST_SCHEMA}: ${merge.conflicts.join("; ")}`);
   const clientImport = outputDir === "lib/generated/prisma" ? undefined : `@/${outputDir}/client`;
   return { merged: merge.added.length ? merge.schema : undefined, added: merge.added, clientImport };
 }
@@ -168,7 +204,7 @@ function importedPackages(files: string[]): Set<string> {
  * The host's package.json with the packages the module uses, at exactly the versions of this project's lock, the
  * docs build step in its build, and `host:check`. A package the host already lists keeps the host's range.
  */
-function planPackages(hostPackage: Record<string, Record<string, string> | undefined>, files: string[]) {
+function planPackages(hostPackage: HostPackage, files: string[]) {
   const lock = readJson<{ packages: Record<string, { version: string; peerDependencies?: Record<string, string> }> }>(
     path.join(MODULE_ROOT, "package-lock.json"),
   );
@@ -190,51 +226,73 @@ function planPackages(hostPackage: Record<string, Record<string, string> | undef
   }
   for (const [kind, names] of Object.entries(UNIMPORTED) as [keyof typeof UNIMPORTED, string[]][])
     for (const name of names) wanted.set(name, kind);
-  const added: string[] = [];
+  const added: Record<string, string> = {};
   for (const [name, kind] of [...wanted].sort(([a], [b]) => a.localeCompare(b))) {
     const version = lock.packages[`node_modules/${name}`]?.version;
     if (!version) throw new Error(`${name} is not in this project's package-lock.json`);
     const has = json.dependencies?.[name] ?? json.devDependencies?.[name];
     if (has === undefined) {
       json[kind] = { ...json[kind], [name]: version };
-      added.push(`${name}@${version}`);
+      added[name] = version;
     } else if (has !== version) notes.push(`kept the host's ${name}@${has} (the module is tested with ${version})`);
   }
   for (const kind of ["dependencies", "devDependencies"] as const) {
     if (json[kind]) json[kind] = Object.fromEntries(Object.entries(json[kind]).sort(([a], [b]) => a.localeCompare(b)));
   }
-  if (added.length) changes.push(`added ${added.join(", ")}`);
+  if (Object.keys(added).length)
+    changes.push(
+      `added ${Object.entries(added)
+        .map(([name, version]) => `${name}@${version}`)
+        .join(", ")}`,
+    );
   const scripts = { ...json.scripts };
+  const set: InstallRecord["scripts"] = {};
   const build = scripts.build ?? "next build";
   if (!build.includes(BUILD_STEP)) {
-    scripts.build = `${BUILD_STEP} && ${build}`;
+    set.build = { before: scripts.build ?? null, after: `${BUILD_STEP} && ${build}` };
     changes.push(`build runs "${BUILD_STEP}" first`);
   }
   if (scripts["host:check"] !== CHECK_SCRIPT) {
-    scripts["host:check"] = CHECK_SCRIPT;
+    set["host:check"] = { before: scripts["host:check"] ?? null, after: CHECK_SCRIPT };
     changes.push(`script host:check`);
   }
+  for (const [name, { after }] of Object.entries(set)) scripts[name] = after;
   json.scripts = scripts;
-  return { json, changes, notes };
+  return { json, changes, notes, added, scripts: set };
 }
 
 /** `serverExternalPackages` in the host's next.config (.ts, .mjs or .js), or what the host must add by hand. */
-function addServerExternalPackages(host: string): string {
-  const name = ["next.config.ts", "next.config.mjs", "next.config.js"].find((n) => existsSync(path.join(host, n)));
-  const manual = `add serverExternalPackages: ${JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ")} to the host's next.config by hand`;
+function addServerExternalPackages(
+  host: HostFolder,
+  recorded: InstallRecord["nextConfig"],
+): { line: string; record: InstallRecord["nextConfig"] } {
+  const list = SERVER_EXTERNAL_PACKAGES.join(", ");
+  const manual = {
+    line: `add serverExternalPackages: ${JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ")} to the host's next.config by hand`,
+    record: recorded,
+  };
+  const name = NEXT_CONFIGS.find((n) => host.exists(n));
   if (!name) return manual;
-  const file = path.join(host, name);
-  const edited = withServerExternalPackages(readFileSync(file, "utf8"), name, SERVER_EXTERNAL_PACKAGES);
-  if (edited === undefined) return manual;
-  if (edited === null) return `${name}: serverExternalPackages already lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
-  writeFileSync(file, edited);
-  return `${name}: serverExternalPackages lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
+  const text = host.readText(name)!;
+  const before = serverExternalPackagesOf(text, name);
+  const edited = withServerExternalPackages(text, name, SERVER_EXTERNAL_PACKAGES);
+  if (before === undefined || edited === undefined) return { ...manual, line: `${name}: ${manual.line}` };
+  if (edited === null) return { line: `${name}: serverExternalPackages already lists ${list}`, record: recorded };
+  // Said only of what the edited text evaluates to.
+  const after = serverExternalPackagesOf(edited, name);
+  if (!SERVER_EXTERNAL_PACKAGES.every((p) => after?.includes(p))) return { ...manual, line: `${name}: ${manual.line}` };
+  host.stage(name, edited);
+  const created = recorded?.file === name ? recorded.created : !/\bserverExternalPackages\b/.test(text);
+  const packages = SERVER_EXTERNAL_PACKAGES.filter((p) => !before.includes(p));
+  return {
+    line: `${name}: serverExternalPackages lists ${list}`,
+    record: { file: name, packages: [...new Set([...(recorded?.packages ?? []), ...packages])], created },
+  };
 }
 
 try {
   main(process.argv[2]);
 } catch (error) {
-  if (!(error instanceof Refusal)) throw error;
-  console.error(`host:install: ${error.message}; nothing was changed.`);
+  console.error(`host:install: ${refusalSentence(error)}; nothing was changed.`);
   process.exitCode = 1;
 }

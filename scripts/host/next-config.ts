@@ -29,7 +29,8 @@ function find(text: string, fileName: string): Found | undefined {
   };
   visit(source);
   const property = config.properties.find(
-    (p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === PROPERTY,
+    (p): p is ts.PropertyAssignment =>
+      ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === PROPERTY,
   );
   if (mentions !== (property ? 1 : 0)) return undefined;
   if (!property) return { source, config };
@@ -83,7 +84,7 @@ export function withoutServerExternalPackages(
 ): string | undefined {
   const found = find(text, fileName);
   if (!found) return undefined;
-  const { source, config, array, property } = found;
+  const { source, array, property } = found;
   if (!array || !property) return text;
   const elements = [...array.elements];
   const removed = elements.map((e) => packages.includes((e as ts.StringLiteral).text));
