@@ -23,6 +23,8 @@ const CHECK_SCRIPT = "tsx scripts/host/check.ts";
 interface State {
   version: string;
   files: Record<string, string>;
+  /** The fields of the host's schema the installs added, as `Model.field`: one the host then removed stays removed. */
+  schemaFields?: string[];
 }
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
@@ -41,8 +43,11 @@ function main(hostArg: string | undefined): void {
     throw new Refusal(`${host} depends on next ${nextVersion || "(none)"}; the module needs Next.js 16`);
   checkAlias(host);
 
+  const state: State = existsSync(path.join(host, STATE_FILE))
+    ? readJson<State>(path.join(host, STATE_FILE))
+    : { version: "", files: {} };
   // Everything is decided before anything is written: a refusal leaves the host as it was.
-  const schema = planSchema(host);
+  const schema = planSchema(host, new Set(state.schemaFields));
   const files = new Map<string, string | Buffer>(
     moduleFiles(MODULE_ROOT).map((file) => [file, readFileSync(path.join(MODULE_ROOT, file))]),
   );
@@ -50,9 +55,6 @@ function main(hostArg: string | undefined): void {
   if (schema.clientImport) files.set("lib/generated/prisma/client.ts", `export * from "${schema.clientImport}";\n`);
   const packages = planPackages(hostPackage, [...files.keys()]);
 
-  const state: State = existsSync(path.join(host, STATE_FILE))
-    ? readJson<State>(path.join(host, STATE_FILE))
-    : { version: "", files: {} };
   const report = {
     added: [] as string[],
     updated: [] as string[],
@@ -91,7 +93,9 @@ function main(hostArg: string | undefined): void {
   if (packages.changes.length) writeFileSync(packageFile, `${JSON.stringify(packages.json, null, 2)}\n`);
   const nextConfig = addServerExternalPackages(host);
   const version = readJson<{ version: string }>(path.join(MODULE_ROOT, "package.json")).version;
-  writeFileSync(path.join(host, STATE_FILE), `${JSON.stringify({ version, files: recorded }, null, 2)}\n`);
+  const schemaFields = [...new Set([...(state.schemaFields ?? []), ...schema.added.filter((a) => a.includes("."))])];
+  const record: State = { version, files: recorded, schemaFields: schemaFields.sort() };
+  writeFileSync(path.join(host, STATE_FILE), `${JSON.stringify(record, null, 2)}\n`);
 
   const lines = [
     `Lead Intake module ${version} installed into ${host}:`,
@@ -129,7 +133,10 @@ function checkAlias(host: string): void {
  * The module's models merged into the host's schema, and how the module reaches the host's client: the module
  * imports `@/lib/generated/prisma/client`, which re-exports the host's generated client, one client for both.
  */
-function planSchema(host: string): { merged?: string; added: string[]; clientImport?: string } {
+function planSchema(
+  host: string,
+  addedBefore: ReadonlySet<string>,
+): { merged?: string; added: string[]; clientImport?: string } {
   const moduleSchema = readFileSync(path.join(MODULE_ROOT, HOST_SCHEMA), "utf8");
   const file = path.join(host, HOST_SCHEMA);
   if (!existsSync(file)) return { merged: moduleSchema, added: ["every model (new file)"] };
@@ -143,7 +150,7 @@ function planSchema(host: string): { merged?: string; added: string[]; clientImp
     .relative(host, path.resolve(path.dirname(file), output))
     .split(path.sep)
     .join("/");
-  const merge = mergeSchemas(hostSchema, moduleSchema);
+  const merge = mergeSchemas(hostSchema, moduleSchema, addedBefore);
   if (merge.conflicts.length) throw new Refusal(`${HOST_SCHEMA}: ${merge.conflicts.join("; ")}`);
   const clientImport = outputDir === "lib/generated/prisma" ? undefined : `@/${outputDir}/client`;
   return { merged: merge.added.length ? merge.schema : undefined, added: merge.added, clientImport };
