@@ -11,10 +11,13 @@ import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
 import { readRecord, recordText, type InstallRecord } from "./record";
-import { clientOutputOf, mergeSchemas, models } from "./schema";
+import { models } from "./prisma-names";
+import { clientOutputOf, mergeSchemas } from "./schema";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
 const HOST_SCHEMA = "prisma/schema.prisma";
+/** What `host:check` reads: the module's needs, the host's schema and the files written (scripts/host/check.ts). */
+const NEEDS_FILE = "scripts/host/needs.json";
 /** The host's own packages (and what comes with Next), which the module uses as the host has them. */
 const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
 /** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, the build's runner. */
@@ -40,12 +43,14 @@ function main(hostArg: string | undefined): void {
 
   // Everything is read and decided before anything is written: a refusal leaves the host as it was.
   const record = readRecord(host);
-  const schema = planSchema(host);
+  const schema = planSchema(host, new Set(record.schema));
   const files = new Map<string, string | Buffer>(
     moduleFiles(MODULE_ROOT).map((file) => [file, readFileSync(path.join(MODULE_ROOT, file))]),
   );
-  files.set("scripts/host/needs.json", `${JSON.stringify(hostNeeds(MODULE_ROOT), null, 2)}\n`);
   if (schema.clientImport) files.set("lib/generated/prisma/client.ts", `export * from "${schema.clientImport}";\n`);
+  const written = [...files.keys(), NEEDS_FILE].sort();
+  const needs = { ...hostNeeds(MODULE_ROOT), schema: HOST_SCHEMA, files: written };
+  files.set(NEEDS_FILE, `${JSON.stringify(needs, null, 2)}\n`);
   const packages = planPackages(hostPackage, [...files.keys()]);
 
   const report = {
@@ -161,7 +166,10 @@ function checkAlias(host: HostFolder): void {
  * The module's models merged into the host's schema, and how the module reaches the host's client: the module
  * imports `@/lib/generated/prisma/client`, which re-exports the host's generated client, one client for both.
  */
-function planSchema(host: HostFolder): { merged?: string; added: string[]; created?: true; clientImport?: string } {
+function planSchema(
+  host: HostFolder,
+  addedBefore: ReadonlySet<string>,
+): { merged?: string; added: string[]; created?: true; clientImport?: string } {
   const moduleSchema = readFileSync(path.join(MODULE_ROOT, HOST_SCHEMA), "utf8");
   const hostSchema = host.readText(HOST_SCHEMA);
   if (hostSchema === undefined)
@@ -170,7 +178,7 @@ function planSchema(host: HostFolder): { merged?: string; added: string[]; creat
   let merge: ReturnType<typeof mergeSchemas>;
   try {
     output = clientOutputOf(hostSchema);
-    merge = mergeSchemas(hostSchema, moduleSchema);
+    merge = mergeSchemas(hostSchema, moduleSchema, addedBefore);
   } catch (error) {
     refuse(`${HOST_SCHEMA} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
   }
@@ -215,9 +223,12 @@ function planPackages(hostPackage: HostPackage, files: string[]) {
   const changes: string[] = [];
   const notes: string[] = [];
   const wanted = new Map<string, "dependencies" | "devDependencies">();
-  for (const name of importedPackages(files.filter((f) => existsSync(path.join(MODULE_ROOT, f))))) {
+  const copied = files.filter((f) => existsSync(path.join(MODULE_ROOT, f)));
+  // What only `host:check` imports is a tool of the host's developers, not of its server.
+  const served = importedPackages(copied.filter((f) => !f.startsWith("scripts/")));
+  for (const name of new Set([...served, ...importedPackages(copied.filter((f) => f.startsWith("scripts/")))])) {
     if (HOST_PACKAGES.has(name)) continue;
-    wanted.set(name, "dependencies");
+    wanted.set(name, served.has(name) ? "dependencies" : "devDependencies");
     if (lock.packages[`node_modules/@types/${name}`]) wanted.set(`@types/${name}`, "devDependencies");
     // Peers this project lists itself (@vercel/otel's OpenTelemetry packages): at its versions, not npm's choice.
     for (const peer of Object.keys(lock.packages[`node_modules/${name}`]?.peerDependencies ?? {})) {

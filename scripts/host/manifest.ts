@@ -48,10 +48,15 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     paths: ["prisma/migrations/"],
     what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
   },
-  { paths: ["scripts/host/check.ts"], what: "`npm run host:check`." },
+  {
+    paths: ["scripts/host/check.ts", "scripts/host/prisma-names.ts"],
+    what: "`npm run host:check`, and how it reads the tables and columns of the host's Prisma schema.",
+  },
   {
     paths: ["scripts/host/needs.json"],
-    what: "Written by the install: the tables, columns, migrations and triggers `host:check` looks for.",
+    what:
+      "Written by the install: the tables, columns, migrations and triggers `host:check` looks for, the host's " +
+      "schema and the files the install wrote.",
     generated: true,
   },
   {
