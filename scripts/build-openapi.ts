@@ -2,13 +2,14 @@
 // document, generated from the zod schemas, to public/openapi.json, and copies
 // swagger-ui-dist's browser files to public/swagger-ui/ for the /docs page.
 // Both are generated, git-ignored and served as static files.
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { buildOpenApiDocument } from "../lib/openapi/document";
+import { buildOpenApiDocument } from "@/lib/openapi/document";
 
 const root = path.resolve(import.meta.dirname, "..");
-process.chdir(root); // next-swagger-doc resolves its folders from the working directory
+// The document's parts are read from the working directory: the folder holding lib/ (src/ in a host's src/ layout).
+process.chdir(existsSync(path.join(root, "src/lib/openapi")) ? path.join(root, "src") : root);
 
 const document = buildOpenApiDocument();
 mkdirSync(path.join(root, "public"), { recursive: true }); // a fresh clone has no public/: it holds only generated files

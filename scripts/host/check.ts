@@ -1,14 +1,15 @@
 // `npm run host:check`, in a host app after `npm run host:install`: one line for each thing the module needs and what
 // was found, exit 1 when something would fail (docs/host-guide.md, "Checking a host").
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import * as nextEnv from "@next/env";
 import pg from "pg";
-import { MIN_KEY_LENGTH, unusableKeyProblem } from "../../lib/api/api-key.mjs";
-import { classifyFailure } from "../../lib/db/failures";
-import { LAYOUT_COLUMNS, layoutFromColumns } from "../../lib/db/layout";
-import { readMigrations } from "../../lib/db/migrate";
-import { settingsProblem } from "../../lib/settings.mjs";
+import { MIN_KEY_LENGTH, unusableKeyProblem } from "@/lib/api/api-key.mjs";
+import { classifyFailure } from "@/lib/db/failures";
+import { LAYOUT_COLUMNS, layoutFromColumns } from "@/lib/db/layout";
+import { readMigrations } from "@/lib/db/migrate";
+import { settingsProblem } from "@/lib/settings.mjs";
+import { gateCheck, HOST_URL_VARIABLE } from "./gate";
 import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
 
 /** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
@@ -27,11 +28,15 @@ interface Needs extends HostNeeds {
   schema: string;
   /** Every file the install wrote. */
   files: string[];
+  /** Where the host keeps its sources and the module's ("" or "src/"). */
+  sourceRoot: string;
+  /** The host's own proxy.ts or middleware.ts, which must let the module's paths through. */
+  gate: string | null;
 }
 
 type Line = ["ok" | "FAIL" | "note", string];
 
-/** The preload's file, as `next start` must be given it (NODE_OPTIONS or the start script). */
+/** The preload's file under the host's source root, as `next start` must be given it (NODE_OPTIONS or start). */
 const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
 
 async function check(root: string): Promise<Line[]> {
@@ -54,7 +59,9 @@ async function check(root: string): Promise<Line[]> {
   );
   const settings = settingsProblem(process.env);
   lines.push(settings ? ["FAIL", `settings: ${settings}`] : ["ok", "settings: every one set can be read"]);
-  lines.push(preload(root));
+  lines.push(preload(root, `${needs.sourceRoot}${PRELOAD_FILE}`));
+  const gate = await gateCheck(needs.gate, urlOption() ?? process.env[HOST_URL_VARIABLE], process.env.LEADS_API_KEY);
+  if (gate) lines.push(gate);
   const url = process.env.DATABASE_URL;
   if (!url)
     return [...lines, ["FAIL", "database: DATABASE_URL is not set (in the environment or the host's .env files)"]];
@@ -62,7 +69,7 @@ async function check(root: string): Promise<Line[]> {
   try {
     await client.connect();
     lines.push(["ok", "database: connected"]);
-    lines.push(...(await database(client, needs, readFileSync(path.join(root, needs.schema), "utf8"))));
+    lines.push(...(await database(client, needs, schemaText(path.join(root, needs.schema)))));
   } catch (error) {
     lines.push(["FAIL", `database: ${classifyFailure(error).kind}`]);
   } finally {
@@ -71,16 +78,32 @@ async function check(root: string): Promise<Line[]> {
   return lines;
 }
 
-function preload(root: string): Line {
+/** `--url <base URL>` of `npm run host:check -- --url http://localhost:3000`. */
+function urlOption(): string | undefined {
+  const at = process.argv.indexOf("--url");
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+/** The host's schema: one file, or a folder's .prisma files as the one schema Prisma makes of them. */
+function schemaText(schema: string): string {
+  if (!statSync(schema).isDirectory()) return readFileSync(schema, "utf8");
+  const files = readdirSync(schema).filter((name) => name.endsWith(".prisma"));
+  return files
+    .sort()
+    .map((name) => readFileSync(path.join(schema, name), "utf8"))
+    .join("\n");
+}
+
+function preload(root: string, preloadFile: string): Line {
   const start = (
     JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> }
   ).scripts?.start;
-  if (`${process.env.NODE_OPTIONS ?? ""} ${start ?? ""}`.includes(PRELOAD_FILE))
-    return ["ok", `preload: ${PRELOAD_FILE}`];
-  const found = existsSync(path.join(root, PRELOAD_FILE)) ? "" : " (and the file is missing)";
+  if (`${process.env.NODE_OPTIONS ?? ""} ${start ?? ""}`.includes(preloadFile))
+    return ["ok", `preload: ${preloadFile}`];
+  const found = existsSync(path.join(root, preloadFile)) ? "" : " (and the file is missing)";
   return [
     "note",
-    `preload: neither NODE_OPTIONS nor the start script names ${PRELOAD_FILE}${found}; ` +
+    `preload: neither NODE_OPTIONS nor the start script names ${preloadFile}${found}; ` +
       "without it requests are bounded by Node's defaults, not 30 s",
   ];
 }

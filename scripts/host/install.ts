@@ -7,15 +7,22 @@ import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { getSchema } from "@mrleebo/prisma-ast";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
-import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
+import { moduleFiles, preloadFor, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
 import { readRecord, recordText, type InstallRecord } from "./record";
 import { models } from "./prisma-names";
-import { clientOutputOf, mergeSchemas } from "./schema";
+import { gateLine } from "./gate";
+import { hasImports, withHostAlias } from "./imports";
+import { clientImportOf, hostPathOf, MODULE_CLIENT, readHostProject, type HostProject } from "./project-info";
+import { mergeSchemaFiles } from "./schema-files";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
 const HOST_SCHEMA = "prisma/schema.prisma";
+/** Where the module's migrations go, and the folder its runner applies at start (lib/db/migrate.ts). */
+const MODULE_MIGRATIONS = "prisma/migrations";
+/** The file of a host's schema folder that the models the host lacks go into. */
+const SCHEMA_FOLDER_FILE = "lead_intake.prisma";
 /** What `host:check` reads: the module's needs, the host's schema and the files written (scripts/host/check.ts). */
 const NEEDS_FILE = "scripts/host/needs.json";
 /** The host's own packages (and what comes with Next), which the module uses as the host has them. */
@@ -36,22 +43,30 @@ function main(hostArg: string | undefined): void {
   if (!hostArg) refuse("Name the host app's folder: npm run host:install -- <host-dir>");
   const host = new HostFolder(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
   const hostPackage = readHostPackage(host);
-  const nextVersion = hostPackage.dependencies?.next ?? "";
-  if (!/^[\^~]?16\./.test(nextVersion))
-    refuse(`${host.root} depends on next ${nextVersion || "(none)"}; the module needs Next.js 16`);
-  checkAlias(host);
+  const project = readHostProject(host);
+  if (project.migrations !== MODULE_MIGRATIONS)
+    refuse(`the host's migrations are in ${project.migrations}; the module applies ${MODULE_MIGRATIONS} at start`);
 
   // Everything is read and decided before anything is written: a refusal leaves the host as it was.
   const record = readRecord(host);
-  const schema = planSchema(host, new Set(record.schema));
+  const schema = planSchema(host, project, new Set(record.schema));
+  // A host's own gate stays; the module's proxy.ts (the docs' headers) would take its place.
+  const copied = moduleFiles(MODULE_ROOT).filter((file) => !(project.gate && file === "proxy.ts"));
   const files = new Map<string, string | Buffer>(
-    moduleFiles(MODULE_ROOT).map((file) => [file, readFileSync(path.join(MODULE_ROOT, file))]),
+    copied.map((file) => [hostPathOf(project, file), moduleFileFor(project, file)]),
   );
-  if (schema.clientImport) files.set("lib/generated/prisma/client.ts", `export * from "${schema.clientImport}";\n`);
+  const clientImport = clientImportOf(project);
+  if (clientImport) files.set(hostPathOf(project, MODULE_CLIENT), `export * from "${clientImport}";\n`);
   const written = [...files.keys(), NEEDS_FILE].sort();
-  const needs = { ...hostNeeds(MODULE_ROOT), schema: HOST_SCHEMA, files: written };
+  const needs = {
+    ...hostNeeds(MODULE_ROOT),
+    schema: project.schemaFolder ?? project.schemaFiles[0] ?? HOST_SCHEMA,
+    files: written,
+    sourceRoot: project.sourceRoot,
+    gate: project.gate ?? null,
+  };
   files.set(NEEDS_FILE, `${JSON.stringify(needs, null, 2)}\n`);
-  const packages = planPackages(hostPackage, [...files.keys()]);
+  const packages = planPackages(hostPackage, copied);
 
   const report = {
     added: [] as string[],
@@ -86,7 +101,7 @@ function main(hostArg: string | undefined): void {
     } else if (existing) report.kept.push(`${file} (no longer part of the module)`);
   }
 
-  if (schema.merged) host.stage(HOST_SCHEMA, schema.merged);
+  for (const [file, text] of schema.changed) host.stage(file, text);
   if (packages.changes.length) host.stage("package.json", `${JSON.stringify(packages.json, null, 2)}\n`);
   const nextConfig = addServerExternalPackages(host, record.nextConfig);
   const version = readJson<{ version: string }>(path.join(MODULE_ROOT, "package.json")).version;
@@ -108,15 +123,16 @@ function main(hostArg: string | undefined): void {
     `- files: ${report.added.length} added, ${report.updated.length} updated, ${report.unchanged} unchanged, ` +
       `${report.removed.length} removed (recorded in ${STATE_FILE})`,
     ...report.kept.map((file) => `- kept, edited by the host (compare with the module's): ${file}`),
-    `- ${HOST_SCHEMA}: ${schema.created ? "written with the module's models" : schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
+    `- ${schema.where}: ${schema.created ? "written with the module's models" : schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
     ...packages.notes.map((note) => `- ${note}`),
     `- ${nextConfig.line}`,
+    ...(project.gate ? [`- ${gateLine(project.gate)}`] : []),
     "Left to do:",
-    "1. npm install && npx prisma generate",
+    `1. ${project.packageManager === "pnpm" ? "pnpm install && pnpm exec" : "npm install && npx"} prisma generate`,
     `2. Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL ` +
       "(the host's PostgreSQL)",
-    `3. Start with the preload: ${PRELOAD} next start`,
+    `3. Start with the preload: ${preloadFor(project.sourceRoot)} next start`,
     "4. npm run host:check",
   ];
   console.log(lines.join("\n"));
@@ -149,48 +165,37 @@ function parseJson(text: string, file: string): unknown {
   }
 }
 
-/** The module imports its files as `@/...`: the host's tsconfig must map `@/*` to its root. */
-function checkAlias(host: HostFolder): void {
-  const read = ts.parseConfigFileTextToJson("tsconfig.json", host.readText("tsconfig.json") ?? "{}");
-  const paths = (read.config as { compilerOptions?: { paths?: Record<string, string[]> } } | undefined)?.compilerOptions
-    ?.paths;
-  if (JSON.stringify(paths?.["@/*"]) !== JSON.stringify(["./*"])) {
-    refuse(
-      'the host\'s tsconfig.json must map "@/*" to ["./*"] (create-next-app\'s default): ' +
-        "the module imports its files that way",
-    );
-  }
-}
-
 /**
- * The module's models merged into the host's schema, and how the module reaches the host's client: the module
- * imports `@/lib/generated/prisma/client`, which re-exports the host's generated client, one client for both.
+ * The module's models merged into the host's schema, a file or a folder of files (where the models the host lacks
+ * go into a file of their own). A host without a schema gets the module's.
  */
 function planSchema(
   host: HostFolder,
+  project: HostProject,
   addedBefore: ReadonlySet<string>,
-): { merged?: string; added: string[]; created?: true; clientImport?: string } {
+): { changed: Map<string, string>; added: string[]; created?: true; where: string } {
   const moduleSchema = readFileSync(path.join(MODULE_ROOT, HOST_SCHEMA), "utf8");
-  const hostSchema = host.readText(HOST_SCHEMA);
-  if (hostSchema === undefined)
-    return { merged: moduleSchema, added: models(getSchema(moduleSchema)).map((m) => m.name), created: true };
-  let output: string | undefined;
-  let merge: ReturnType<typeof mergeSchemas>;
-  try {
-    output = clientOutputOf(hostSchema);
-    merge = mergeSchemas(hostSchema, moduleSchema, addedBefore);
-  } catch (error) {
-    refuse(`${HOST_SCHEMA} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
+  if (project.schemaFiles.length === 0) {
+    const added = models(getSchema(moduleSchema)).map((m) => m.name);
+    return { changed: new Map([[HOST_SCHEMA, moduleSchema]]), added, created: true, where: HOST_SCHEMA };
   }
-  if (!output)
-    refuse(`${HOST_SCHEMA} has no generator with provider "prisma-client" and an output; add one (Prisma 7's default)`);
-  const outputDir = path
-    .relative(host.root, path.resolve(host.root, path.dirname(HOST_SCHEMA), output))
-    .split(path.sep)
-    .join("/");
-  if (merge.conflicts.length) refuse(`${HOST_SCHEMA}: ${merge.conflicts.join("; ")}`);
-  const clientImport = outputDir === "lib/generated/prisma" ? undefined : `@/${outputDir}/client`;
-  return { merged: merge.added.length ? merge.schema : undefined, added: merge.added, clientImport };
+  const where = project.schemaFolder ?? project.schemaFiles[0];
+  const files = project.schemaFiles.map((file) => ({ file, text: host.readText(file) ?? "" }));
+  const newFile = project.schemaFolder && `${project.schemaFolder}/${SCHEMA_FOLDER_FILE}`;
+  let merge: ReturnType<typeof mergeSchemaFiles>;
+  try {
+    merge = mergeSchemaFiles(files, moduleSchema, addedBefore, newFile);
+  } catch (error) {
+    refuse(`${where} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
+  }
+  if (merge.conflicts.length) refuse(`${where}: ${merge.conflicts.join("; ")}`);
+  return { changed: merge.changed, added: merge.added, where };
+}
+
+/** A module file as the host gets it: its imports of the module's alias written with the host's. */
+function moduleFileFor(project: HostProject, file: string): string | Buffer {
+  const content = readFileSync(path.join(MODULE_ROOT, file));
+  return hasImports(file) ? withHostAlias(content.toString("utf8"), project.alias) : content;
 }
 
 /** Bare package names the files import (static, dynamic and type imports), read by TypeScript's own pre-parser. */

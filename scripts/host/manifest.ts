@@ -49,8 +49,10 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
   },
   {
-    paths: ["scripts/host/check.ts", "scripts/host/prisma-names.ts"],
-    what: "`npm run host:check`, and how it reads the tables and columns of the host's Prisma schema.",
+    paths: ["scripts/host/check.ts", "scripts/host/prisma-names.ts", "scripts/host/gate.ts"],
+    what:
+      "`npm run host:check`, how it reads the tables and columns of the host's Prisma schema, and how it tries the " +
+      "module's paths through the host's own gate.",
   },
   {
     paths: ["scripts/host/needs.json"],
@@ -68,8 +70,13 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
 
 /** The host's record of what the install wrote: each file's SHA-256, so a later install knows what the host edited. */
 export const STATE_FILE = ".lead-intake-module.json";
-/** What `next start` needs in its environment for the preload (docs/host-guide.md, "The preload"). */
-export const PRELOAD = "NODE_OPTIONS=--import=./lib/runtime/next-server-preload.mjs";
+/**
+ * What `next start` needs in its environment for the preload (docs/host-guide.md, "The preload"), in a host whose
+ * module files are under `sourceRoot` ("src/" in a src/ layout).
+ */
+export const preloadFor = (sourceRoot = "") =>
+  `NODE_OPTIONS=--import=./${sourceRoot}lib/runtime/next-server-preload.mjs`;
+export const PRELOAD = preloadFor();
 
 /** Files of a listed path that are not the module's: the project's own build output and editor files. */
 const SKIPPED = /(^|\/)(\.DS_Store|node_modules)(\/|$)/;

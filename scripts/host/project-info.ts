@@ -255,3 +255,35 @@ function joinPath(folder: string, relative: string): string {
   }
   return parts.join("/");
 }
+
+/** The module's folder of migrations, whose folders go into the host's. */
+const MODULE_MIGRATIONS = "prisma/migrations/";
+
+/**
+ * Where a module file goes in the host: its migrations into the host's folder of migrations, its scripts at the
+ * host's root (they run from there, as `npm run host:check`), every other file under the host's source root.
+ */
+export function hostPathOf(project: HostProject, file: string): string {
+  if (file.startsWith(MODULE_MIGRATIONS)) return `${project.migrations}/${file.slice(MODULE_MIGRATIONS.length)}`;
+  if (file.startsWith("scripts/")) return file;
+  return `${project.sourceRoot}${file}`;
+}
+
+/** The module's own way to its Prisma client, which the install points at the host's generated client. */
+export const MODULE_CLIENT = "lib/generated/prisma/client.ts";
+
+/**
+ * What the host's copy of MODULE_CLIENT re-exports: the host's generated client, by the host's alias where it is
+ * under the source root, else by a relative path; undefined where the host's client is generated there itself.
+ */
+export function clientImportOf(project: HostProject): string | undefined {
+  const client = project.client;
+  if (!client) return undefined;
+  if (!client.output) return "@prisma/client";
+  const entry = client.provider === "prisma-client" ? `${client.output}/client` : client.output;
+  const own = hostPathOf(project, MODULE_CLIENT).replace(/\.ts$/, "");
+  if (entry === own) return undefined;
+  if (entry.startsWith(project.sourceRoot)) return `${project.alias}/${entry.slice(project.sourceRoot.length)}`;
+  const relative = path.posix.relative(path.posix.dirname(own), entry);
+  return relative.startsWith(".") ? relative : `./${relative}`;
+}

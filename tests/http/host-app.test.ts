@@ -1,6 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,9 +7,10 @@ import { MIN_KEY_LENGTH, unusableKeyProblem } from "@/lib/api/api-key.mjs";
 import { settingsProblem } from "@/lib/settings.mjs";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { MODULE_FILES, moduleFiles, PRELOAD, STATE_FILE } from "@/scripts/host/manifest";
-import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
+import type { ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
+import { mustRun, ROOT, run, startHost, tree } from "../helpers/host-app";
 import { createEmptyDatabase } from "../helpers/host-install";
 
 /**
@@ -20,7 +20,6 @@ import { createEmptyDatabase } from "../helpers/host-install";
  * `npm run host:install`, then npm install, prisma generate, npm run build and `next start` with the preload, on an
  * empty database: the module's API, /docs and the host's own page are served by the host's one server.
  */
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const FIXTURE = path.join(ROOT, "tests/fixtures/host-app");
 /** The files the install edits in place; every other change is a file of the manifest or the install's record. */
 const EDITED = ["next.config.ts", "package.json", "prisma/schema.prisma"];
@@ -34,69 +33,24 @@ let installOutput: string;
 let before: Map<string, string>;
 let afterInstall: Map<string, string>;
 
-function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
-  const environment = Object.fromEntries(
-    Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined),
-  ) as NodeJS.ProcessEnv;
-  const result = spawnSync(command, args, { cwd, env: environment, encoding: "utf8", timeout: 600_000 });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
-}
-
-function mustRun(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}): string {
-  const { status, output } = run(command, args, cwd, env);
-  if (status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${status}:\n${output.slice(-4000)}`);
-  return output;
-}
-
-/** Every file under a folder (no node_modules, .next or generated client) with its SHA-256. */
-function tree(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (relative: string) => {
-    for (const name of readdirSync(path.join(dir, relative))) {
-      const child = relative ? `${relative}/${name}` : name;
-      if (["node_modules", ".next", "app/generated"].includes(child)) continue;
-      if (statSync(path.join(dir, child)).isDirectory()) walk(child);
-      else
-        files.set(
-          child,
-          createHash("sha256")
-            .update(readFileSync(path.join(dir, child)))
-            .digest("hex"),
-        );
-    }
-  };
-  walk("");
-  return files;
-}
-
 const install = () => mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
 
-async function startHost(env: Record<string, string | undefined>): Promise<{ group: ProcessGroup; url: string }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const group = await startProcessGroup(
-    process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "-p", String(port)],
-    { NODE_OPTIONS: PRELOAD.replace("NODE_OPTIONS=", ""), DATABASE_URL: db.url, LEADS_ACCESS_LOG: "on", ...env },
-    `${url}/api/health/live`,
-    { cwd: host },
-  );
-  return { group, url };
-}
+const startHostApp = (env: Record<string, string | undefined>) =>
+  startHost(host, { NODE_OPTIONS: PRELOAD.replace("NODE_OPTIONS=", ""), DATABASE_URL: db.url, ...env });
 
 beforeAll(async () => {
   parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-"));
   host = path.join(parent, "host-app");
   cpSync(FIXTURE, host, { recursive: true });
-  before = tree(host);
+  before = tree(host, ["app/generated"]);
   installOutput = install();
-  afterInstall = tree(host);
+  afterInstall = tree(host, ["app/generated"]);
   mustRun("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], host);
   // The schema engine is not needed to generate; its download is not possible here (package.json's db:generate).
   mustRun("npx", ["prisma", "generate"], host, { PRISMA_SCHEMA_ENGINE_BINARY: "package.json" });
   mustRun("npm", ["run", "build"], host);
   db = await createEmptyDatabase();
-  ({ group: server, url: baseUrl } = await startHost({ LEADS_API_KEY: TEST_KEY }));
+  ({ group: server, url: baseUrl } = await startHostApp({ LEADS_API_KEY: TEST_KEY }));
 }, 900_000);
 
 afterAll(async () => {
@@ -217,7 +171,7 @@ describe("npm run host:install into a create-next-app@16 host", () => {
 
   it("with a short key: the host's page answers 200, the data operations 503, said once at start", async () => {
     const short = { LEADS_API_KEY: "k".repeat(MIN_KEY_LENGTH - 1) };
-    const { group, url } = await startHost(short);
+    const { group, url } = await startHostApp(short);
     try {
       expect((await fetch(`${url}/referrals`)).status).toBe(200);
       const res = await call("GET", "/api/leads", { baseUrl: url });

@@ -4,7 +4,14 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HostFolder } from "@/scripts/host/host-folder";
 import { withHostAlias } from "@/scripts/host/imports";
-import { prismaConfigPaths, readHostProject } from "@/scripts/host/project-info";
+import {
+  clientImportOf,
+  hostPathOf,
+  prismaConfigPaths,
+  readHostProject,
+  type HostProject,
+} from "@/scripts/host/project-info";
+import { mergeSchemaFiles } from "@/scripts/host/schema-files";
 
 /**
  * What `host:install` reads of a host (scripts/host/project-info.ts) for each shape a host comes in, and the import
@@ -145,6 +152,90 @@ describe("reading a host", () => {
       Object.entries({ ...base, ...changes }).filter((entry): entry is [string, string] => entry[1] !== undefined),
     );
     expect(() => readHostProject(hostWith(files))).toThrow(sentence);
+  });
+});
+
+describe("where the module's files go", () => {
+  const project = (overrides: Partial<HostProject>): HostProject => ({
+    alias: "@",
+    sourceRoot: "",
+    schemaFiles: [],
+    migrations: "prisma/migrations",
+    packageManager: "npm",
+    majors: { next: 16 },
+    ...overrides,
+  });
+
+  it("sources under the source root, migrations into the host's, scripts at the root", () => {
+    const src = project({ sourceRoot: "src/" });
+    expect(hostPathOf(src, "lib/db/client.ts")).toBe("src/lib/db/client.ts");
+    expect(hostPathOf(src, "app/api/leads/route.ts")).toBe("src/app/api/leads/route.ts");
+    expect(hostPathOf(src, "prisma/migrations/x/migration.sql")).toBe("prisma/migrations/x/migration.sql");
+    expect(hostPathOf(src, "scripts/host/check.ts")).toBe("scripts/host/check.ts");
+  });
+
+  it("re-exports the host's client by its alias, a relative path, or @prisma/client", () => {
+    const client = (provider: "prisma-client" | "prisma-client-js", output?: string) => ({ provider, output });
+    expect(clientImportOf(project({ client: client("prisma-client", "app/generated/prisma") }))).toBe(
+      "@/app/generated/prisma/client",
+    );
+    expect(
+      clientImportOf(project({ sourceRoot: "src/", client: client("prisma-client", "src/generated/prisma") })),
+    ).toBe("@/generated/prisma/client");
+    expect(
+      clientImportOf(
+        project({ alias: "~", sourceRoot: "src/", client: client("prisma-client-js", "generated/prisma") }),
+      ),
+    ).toBe("../../../../generated/prisma");
+    expect(clientImportOf(project({ client: client("prisma-client-js") }))).toBe("@prisma/client");
+    expect(clientImportOf(project({ client: client("prisma-client", "lib/generated/prisma") }))).toBeUndefined();
+  });
+});
+
+describe("the module's models merged into a schema folder", () => {
+  const moduleSchema = [
+    "model Customer {",
+    "  id   String @id",
+    "  kind String",
+    "  sourceName LeadSourceName?",
+    '  @@map("customers")',
+    "}",
+    "",
+    "// Added by the module.",
+    "model LeadSourceName {",
+    "  key        String   @id",
+    '  customerId String   @unique @map("customer_id")',
+    "  customer   Customer @relation(fields: [customerId], references: [id])",
+    '  @@map("lead_source_names")',
+    "}",
+    "",
+  ].join("\n");
+  const files = [
+    { file: "prisma/schema/customers.prisma", text: 'model Customer {\n  id String @id\n\n  @@map("customers")\n}\n' },
+    {
+      file: "prisma/schema/schema.prisma",
+      text: 'generator client {\n  provider = "prisma-client"\n  output   = "../gen"\n}\n\ndatasource db {\n  provider = "postgresql"\n}\n',
+    },
+  ];
+
+  it("adds fields in their model's file and the host's missing models in a file of their own", () => {
+    const merge = mergeSchemaFiles(files, moduleSchema, new Set(), "prisma/schema/lead_intake.prisma");
+    expect(merge.conflicts).toEqual([]);
+    expect(merge.added).toEqual(["Customer.kind", "Customer.sourceName", "LeadSourceName"]);
+    expect([...merge.changed.keys()]).toEqual(["prisma/schema/customers.prisma", "prisma/schema/lead_intake.prisma"]);
+    const customers = merge.changed.get("prisma/schema/customers.prisma")!;
+    expect(customers.split("\n").slice(0, 3)).toEqual(["model Customer {", "  id String @id", "  kind String"]);
+    expect(customers).toContain("sourceName LeadSourceName?");
+    expect(merge.changed.get("prisma/schema/lead_intake.prisma")).toMatch(
+      /^\/\/ Added by the module\.\nmodel LeadSourceName/,
+    );
+  });
+
+  it("puts the missing models after the last file where the schema is one file", () => {
+    const one = [{ file: "prisma/schema.prisma", text: files[1].text + "\n" + files[0].text }];
+    const merge = mergeSchemaFiles(one, moduleSchema, new Set());
+    expect([...merge.changed.keys()]).toEqual(["prisma/schema.prisma"]);
+    expect(merge.changed.get("prisma/schema.prisma")).toContain("model LeadSourceName {");
   });
 });
 
