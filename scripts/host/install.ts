@@ -14,7 +14,14 @@ import { readRecord, recordText, type InstallRecord } from "./record";
 import { models } from "./prisma-names";
 import { gateLine } from "./gate";
 import { hasImports, withHostAlias } from "./imports";
-import { clientImportOf, hostPathOf, MODULE_CLIENT, readHostProject, type HostProject } from "./project-info";
+import {
+  clientImportOf,
+  hostPathOf,
+  MODULE_CLIENT,
+  readHostProject,
+  type HostProject,
+  type PackageManager,
+} from "./project-info";
 import { mergeSchemaFiles } from "./schema-files";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -66,7 +73,7 @@ function main(hostArg: string | undefined): void {
     gate: project.gate ?? null,
   };
   files.set(NEEDS_FILE, `${JSON.stringify(needs, null, 2)}\n`);
-  const packages = planPackages(hostPackage, copied);
+  const packages = planPackages(hostPackage, copied, project.packageManager);
 
   const report = {
     added: [] as string[],
@@ -217,7 +224,7 @@ function importedPackages(files: string[]): Set<string> {
  * The host's package.json with the packages the module uses, at exactly the versions of this project's lock, the
  * docs build step in its build, and `host:check`. A package the host already lists keeps the host's range.
  */
-function planPackages(hostPackage: HostPackage, files: string[]) {
+function planPackages(hostPackage: HostPackage, files: string[], packageManager: PackageManager) {
   const lock = readJson<{ packages: Record<string, { version: string; peerDependencies?: Record<string, string> }> }>(
     path.join(MODULE_ROOT, "package-lock.json"),
   );
@@ -251,6 +258,13 @@ function planPackages(hostPackage: HostPackage, files: string[]) {
       json[kind] = { ...json[kind], [name]: version };
       added[name] = version;
     } else if (has !== version) notes.push(`kept the host's ${name}@${has} (the module is tested with ${version})`);
+  }
+  // pnpm links only a package's own dependencies: host:check's @next/env is listed, at the host's next version.
+  const nextEnv = "@next/env";
+  const nextRange = json.dependencies?.next;
+  if (packageManager === "pnpm" && nextRange && !(json.dependencies?.[nextEnv] ?? json.devDependencies?.[nextEnv])) {
+    json.devDependencies = { ...json.devDependencies, [nextEnv]: nextRange };
+    added[nextEnv] = nextRange;
   }
   for (const kind of ["dependencies", "devDependencies"] as const) {
     if (json[kind]) json[kind] = Object.fromEntries(Object.entries(json[kind]).sort(([a], [b]) => a.localeCompare(b)));
