@@ -7,6 +7,7 @@ import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { getSchema } from "@mrleebo/prisma-ast";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
+import { readHostPackage, type HostPackage } from "./host-package";
 import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
@@ -26,8 +27,6 @@ const CHECK_SCRIPT = "tsx scripts/host/check.ts";
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
-
-type HostPackage = Record<string, Record<string, string> | undefined>;
 
 function main(hostArg: string | undefined): void {
   if (!hostArg) refuse("Name the host app's folder: npm run host:install -- <host-dir>");
@@ -62,6 +61,8 @@ function main(hostArg: string | undefined): void {
     const current = existing && sha256(existing);
     if (current === wanted) {
       report.unchanged++;
+      // The host's own file that happens to be the module's (an identical migration_lock.toml) stays the host's.
+      if (!(file in record.files)) continue;
     } else if (current === undefined || current === record.files[file]) {
       host.stage(file, content);
       (current === undefined ? report.added : report.updated).push(file);
@@ -115,33 +116,6 @@ function main(hostArg: string | undefined): void {
     "4. npm run host:check",
   ];
   console.log(lines.join("\n"));
-}
-
-/** The host's package.json, refused unless the parts the install reads and edits have the shape npm gives them. */
-function readHostPackage(host: HostFolder): HostPackage {
-  const text = host.readText("package.json");
-  if (text === undefined) refuse(`${host.root} has no package.json; name the folder of a Next.js 16 app`);
-  const json = parseJson(text, "package.json");
-  if (!isObject(json)) refuse("package.json is not a JSON object");
-  for (const key of ["dependencies", "devDependencies", "scripts"]) {
-    const value = json[key];
-    if (value === undefined) continue;
-    if (!isObject(value)) refuse(`package.json: "${key}" is not an object`);
-    for (const [name, entry] of Object.entries(value))
-      if (typeof entry !== "string") refuse(`package.json: ${key}.${name} is ${JSON.stringify(entry)}, not a string`);
-  }
-  return json as HostPackage;
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    refuse(`${file} is not valid JSON (${(error as Error).message})`);
-  }
 }
 
 /** The module imports its files as `@/...`: the host's tsconfig must map `@/*` to its root. */
