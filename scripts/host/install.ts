@@ -5,7 +5,7 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
-import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
+import { moduleFiles, PRELOAD, PRELOAD_FILE, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { withServerExternalPackages } from "./next-config";
 import { clientOutputOf, mergeSchemas } from "./schema";
@@ -21,6 +21,8 @@ const UNIMPORTED = { dependencies: ["prisma", "@prisma/client", "swagger-ui-dist
 const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
 const BUILD_STEP = "tsx scripts/build-openapi.ts";
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
+/** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
+const START_PRELOAD = `NODE_OPTIONS="$NODE_OPTIONS --import=./${PRELOAD_FILE}"`;
 
 interface State {
   version: string;
@@ -110,14 +112,33 @@ function main(hostArg: string | undefined): void {
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
     ...packages.notes.map((note) => `- ${note}`),
     `- ${nextConfig}`,
-    "Left to do:",
-    "1. npm install && npx prisma generate",
-    `2. Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL ` +
-      "(the host's PostgreSQL)",
-    `3. Start with the preload: ${PRELOAD} next start`,
-    "4. npm run host:check",
+    "Left to do, in the host's folder:",
+    ...leftToDo(packageManagerOf(host)).map((step, i) => `${i + 1}. ${step}`),
   ];
   console.log(lines.join("\n"));
+}
+
+/** The host's package manager, by its lockfile. */
+function packageManagerOf(host: string): "npm" | "pnpm" | "yarn" {
+  if (existsSync(path.join(host, "pnpm-lock.yaml"))) return "pnpm";
+  if (existsSync(path.join(host, "yarn.lock"))) return "yarn";
+  return "npm";
+}
+
+/**
+ * The steps after the install, each a command to run as printed but the settings: the packages and the client, the
+ * settings, the build, the host's own start (its start script, which has the preload), then the check.
+ */
+function leftToDo(manager: "npm" | "pnpm" | "yarn"): string[] {
+  const exec = { npm: "npx", pnpm: "pnpm exec", yarn: "yarn" }[manager];
+  return [
+    `${manager} install && ${exec} prisma generate`,
+    `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL (the ` +
+      "host's PostgreSQL) in the environment or the host's .env",
+    `${manager} run build`,
+    `${manager} start`,
+    `${manager} run host:check`,
+  ];
 }
 
 /** The module imports its files as `@/...`: the host's tsconfig must map `@/*` to its root. */
@@ -223,6 +244,19 @@ function planPackages(hostPackage: Record<string, Record<string, string> | undef
   if (!build.includes(BUILD_STEP)) {
     scripts.build = `${BUILD_STEP} && ${build}`;
     changes.push(`build runs "${BUILD_STEP}" first`);
+  }
+  const start = scripts.start ?? "";
+  if (!start.includes(PRELOAD_FILE)) {
+    if (/^next start\b/.test(start)) {
+      scripts.start = `${START_PRELOAD} ${start}`;
+      changes.push(`start runs next start with the preload (${START_PRELOAD})`);
+    } else {
+      notes.push(
+        `the start script does not begin with "next start", so it was left alone: give next start ${PRELOAD} ` +
+          "yourself; without it requests are bounded by Node's defaults, not 30 s, and methods Next refuses get " +
+          "its HTML 405, not the module's JSON",
+      );
+    }
   }
   if (scripts["host:check"] !== CHECK_SCRIPT) {
     scripts["host:check"] = CHECK_SCRIPT;

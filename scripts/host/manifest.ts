@@ -68,8 +68,10 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
 
 /** The host's record of what the install wrote: each file's SHA-256, so a later install knows what the host edited. */
 export const STATE_FILE = ".lead-intake-module.json";
-/** What `next start` needs in its environment for the preload (docs/host-guide.md, "The preload"). */
-export const PRELOAD = "NODE_OPTIONS=--import=./lib/runtime/next-server-preload.mjs";
+/** The preload of `next start` (docs/host-guide.md, "The preload"). */
+export const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
+/** What `next start` needs in its environment for the preload. */
+export const PRELOAD = `NODE_OPTIONS=--import=./${PRELOAD_FILE}`;
 
 /** Files of a listed path that are not the module's: the project's own build output and editor files. */
 const SKIPPED = /(^|\/)(\.DS_Store|node_modules)(\/|$)/;
