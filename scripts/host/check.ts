@@ -9,6 +9,7 @@ import { classifyFailure } from "../../lib/db/failures";
 import { LAYOUT_COLUMNS, layoutFromColumns } from "../../lib/db/layout";
 import { readMigrations } from "../../lib/db/migrate";
 import { settingsProblem } from "../../lib/settings.mjs";
+import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
 
 /** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
 export interface HostNeeds {
@@ -20,17 +21,31 @@ export interface HostNeeds {
   triggers: string[];
 }
 
+/** scripts/host/needs.json: what the module needs, and where the install put things in this host. */
+interface Needs extends HostNeeds {
+  /** The host's Prisma schema, relative to the host's root. */
+  schema: string;
+  /** Every file the install wrote. */
+  files: string[];
+}
+
 type Line = ["ok" | "FAIL" | "note", string];
 
 /** The preload's file, as `next start` must be given it (NODE_OPTIONS or the start script). */
 const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
 
 async function check(root: string): Promise<Line[]> {
-  const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as HostNeeds;
+  const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as Needs;
   // The named export, whether this file runs as CommonJS (a host without "type": "module") or as ESM.
   const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
   env.loadEnvConfig(root, false, { info: () => {}, error: console.error });
   const lines: Line[] = [];
+  const missingFiles = needs.files.filter((file) => !existsSync(path.join(root, file)));
+  if (missingFiles.length)
+    lines.push([
+      "FAIL",
+      `install: missing ${missingFiles.join(", ")}; run npm run host:install again to put them back`,
+    ]);
   const keyProblem = unusableKeyProblem(process.env);
   lines.push(
     keyProblem
@@ -47,7 +62,7 @@ async function check(root: string): Promise<Line[]> {
   try {
     await client.connect();
     lines.push(["ok", "database: connected"]);
-    lines.push(...(await database(client, needs)));
+    lines.push(...(await database(client, needs, readFileSync(path.join(root, needs.schema), "utf8"))));
   } catch (error) {
     lines.push(["FAIL", `database: ${classifyFailure(error).kind}`]);
   } finally {
@@ -70,7 +85,7 @@ function preload(root: string): Line {
   ];
 }
 
-async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
+async function database(client: pg.Client, needs: Needs, schemaText: string): Promise<Line[]> {
   const lines: Line[] = [];
   const { rows: columnRows } = await client.query<{ table_name: string; column_name: string; required: boolean }>(
     `SELECT table_name, column_name, is_nullable = 'NO' AND column_default IS NULL AND is_identity = 'NO'
@@ -95,8 +110,15 @@ async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
   const tableCount = Object.keys(needs.tables).length;
   const tableLine = `tables: ${tableCount - missingTables.length} of ${tableCount} present`;
   if (missingColumns.length)
-    lines.push(["FAIL", `columns missing (no migration adds a column): ${missingColumns.join(", ")}`]);
+    lines.push([
+      "FAIL",
+      `columns missing: ${missingColumns.join(", ")}; the module reads and writes them and none of its migrations ` +
+        "adds a column to a host table: add them with a migration of the host's",
+    ]);
   else lines.push(["ok", `columns: every column the module uses is present in ${tables.size} tables`]);
+  lines.push(
+    ...(await schemaFields(client, needs, schemaText, migrations.pending.length > 0, new Set(missingColumns))),
+  );
   if (missingTables.length && migrations.pending.length === 0)
     lines.push(["FAIL", `${tableLine}; missing: ${missingTables.join(", ")}`]);
   else
@@ -144,6 +166,66 @@ async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
         ? `${triggerLine}; the pending migrations create the rest`
         : `${triggerLine}: ${needs.triggers.join(", ")}`,
     ]);
+  return lines;
+}
+
+/**
+ * Every column field of the host's schema against the database: a field without its column makes the host's own
+ * queries of that model fail (P2022). Columns the module uses are the line above's; a table the pending migrations
+ * create is not there yet.
+ */
+async function schemaFields(
+  client: pg.Client,
+  needs: Needs,
+  schemaText: string,
+  pending: boolean,
+  reported: ReadonlySet<string>,
+): Promise<Line[]> {
+  const { rows } = await client.query<{ column: string }>(
+    `SELECT table_name || '.' || column_name AS column FROM information_schema.columns
+     WHERE table_schema = current_schema()`,
+  );
+  const columns = new Set(rows.map((r) => r.column));
+  const tables = new Set(rows.map((r) => r.column.split(".")[0]));
+  const layoutOnly = new Set(Object.values(LAYOUT_COLUMNS));
+  const schema = parseSchema(schemaText);
+  const ignored = (attributes: { name: string }[] | undefined) => attributes?.some((a) => a.name === "ignore");
+  const lines: Line[] = [];
+  let checked = 0;
+  for (const model of models(schema)) {
+    const table = tableOf(model);
+    if (model.properties.some((p) => p.type === "attribute" && p.kind === "object" && p.name === "ignore")) continue;
+    if (!tables.has(table)) {
+      if (!(pending && table in needs.tables))
+        lines.push([
+          "FAIL",
+          `schema: model ${model.name} maps table ${table}, which the database lacks: remove the model from ` +
+            `${needs.schema}, or create the table with a migration of the host's`,
+        ]);
+      continue;
+    }
+    for (const field of columnFields(schema, model)) {
+      if (ignored(field.attributes)) continue;
+      checked++;
+      const column = `${table}.${columnOf(field)}`;
+      if (columns.has(column) || reported.has(column)) continue;
+      lines.push(
+        layoutOnly.has(column)
+          ? [
+              "note",
+              `schema: ${model.name}.${field.name} has no column ${column} (the legacy layout): the module reads ` +
+                "around it; a query of the host's that selects the field fails",
+            ]
+          : [
+              "FAIL",
+              `schema: ${model.name}.${field.name} has no column ${column}: remove the field from ${needs.schema} ` +
+                "and run npx prisma generate, or add the column with a migration of the host's",
+            ],
+      );
+    }
+  }
+  if (lines.every(([status]) => status !== "FAIL"))
+    lines.unshift(["ok", `schema: every field of ${needs.schema} has its column (${checked} fields)`]);
   return lines;
 }
 

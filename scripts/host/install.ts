@@ -5,17 +5,19 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
-import { getSchema } from "@mrleebo/prisma-ast";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
 import { readHostPackage, type HostPackage } from "./host-package";
-import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
+import { moduleFiles, PRELOAD, PRELOAD_FILE, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
 import { readRecord, recordText, type InstallRecord } from "./record";
-import { clientOutputOf, mergeSchemas, models } from "./schema";
+import { models, parseSchema } from "./prisma-names";
+import { clientOutputOf, mergeSchemas } from "./schema";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
 const HOST_SCHEMA = "prisma/schema.prisma";
+/** What `host:check` reads: the module's needs, the host's schema and the files written (scripts/host/check.ts). */
+const NEEDS_FILE = "scripts/host/needs.json";
 /** The host's own packages (and what comes with Next), which the module uses as the host has them. */
 const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
 /** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, the build's runner. */
@@ -24,6 +26,8 @@ const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
 const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
 const BUILD_STEP = "tsx scripts/build-openapi.ts";
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
+/** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
+const START_PRELOAD = `NODE_OPTIONS="$NODE_OPTIONS --import=./${PRELOAD_FILE}"`;
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
@@ -39,12 +43,14 @@ function main(hostArg: string | undefined): void {
 
   // Everything is read and decided before anything is written: a refusal leaves the host as it was.
   const record = readRecord(host);
-  const schema = planSchema(host);
+  const schema = planSchema(host, new Set(record.schema.filter((entry) => entry.includes("."))));
   const files = new Map<string, string | Buffer>(
     moduleFiles(MODULE_ROOT).map((file) => [file, readFileSync(path.join(MODULE_ROOT, file))]),
   );
-  files.set("scripts/host/needs.json", `${JSON.stringify(hostNeeds(MODULE_ROOT), null, 2)}\n`);
   if (schema.clientImport) files.set("lib/generated/prisma/client.ts", `export * from "${schema.clientImport}";\n`);
+  const written = [...files.keys(), NEEDS_FILE].sort();
+  const needs = { ...hostNeeds(MODULE_ROOT), schema: HOST_SCHEMA, files: written };
+  files.set(NEEDS_FILE, `${JSON.stringify(needs, null, 2)}\n`);
   const packages = planPackages(hostPackage, [...files.keys()]);
 
   const report = {
@@ -108,14 +114,33 @@ function main(hostArg: string | undefined): void {
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
     ...packages.notes.map((note) => `- ${note}`),
     `- ${nextConfig.line}`,
-    "Left to do:",
-    "1. npm install && npx prisma generate",
-    `2. Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL ` +
-      "(the host's PostgreSQL)",
-    `3. Start with the preload: ${PRELOAD} next start`,
-    "4. npm run host:check",
+    "Left to do, in the host's folder:",
+    ...leftToDo(packageManagerOf(host)).map((step, i) => `${i + 1}. ${step}`),
   ];
   console.log(lines.join("\n"));
+}
+
+/** The host's package manager, by its lockfile. */
+function packageManagerOf(host: HostFolder): "npm" | "pnpm" | "yarn" {
+  if (host.exists("pnpm-lock.yaml")) return "pnpm";
+  if (host.exists("yarn.lock")) return "yarn";
+  return "npm";
+}
+
+/**
+ * The steps after the install, each a command to run as printed but the settings: the packages and the client, the
+ * settings, the build, the host's own start (its start script, which has the preload), then the check.
+ */
+function leftToDo(manager: "npm" | "pnpm" | "yarn"): string[] {
+  const exec = { npm: "npx", pnpm: "pnpm exec", yarn: "yarn" }[manager];
+  return [
+    `${manager} install && ${exec} prisma generate`,
+    `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL (the ` +
+      "host's PostgreSQL) in the environment or the host's .env",
+    `${manager} run build`,
+    `${manager} start`,
+    `${manager} run host:check`,
+  ];
 }
 
 /** The module imports its files as `@/...`: the host's tsconfig must map `@/*` to its root. */
@@ -135,16 +160,19 @@ function checkAlias(host: HostFolder): void {
  * The module's models merged into the host's schema, and how the module reaches the host's client: the module
  * imports `@/lib/generated/prisma/client`, which re-exports the host's generated client, one client for both.
  */
-function planSchema(host: HostFolder): { merged?: string; added: string[]; created?: true; clientImport?: string } {
+function planSchema(
+  host: HostFolder,
+  addedBefore: ReadonlySet<string>,
+): { merged?: string; added: string[]; created?: true; clientImport?: string } {
   const moduleSchema = readFileSync(path.join(MODULE_ROOT, HOST_SCHEMA), "utf8");
   const hostSchema = host.readText(HOST_SCHEMA);
   if (hostSchema === undefined)
-    return { merged: moduleSchema, added: models(getSchema(moduleSchema)).map((m) => m.name), created: true };
+    return { merged: moduleSchema, added: models(parseSchema(moduleSchema)).map((m) => m.name), created: true };
   let output: string | undefined;
   let merge: ReturnType<typeof mergeSchemas>;
   try {
     output = clientOutputOf(hostSchema);
-    merge = mergeSchemas(hostSchema, moduleSchema);
+    merge = mergeSchemas(hostSchema, moduleSchema, addedBefore);
   } catch (error) {
     refuse(`${HOST_SCHEMA} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
   }
@@ -189,9 +217,12 @@ function planPackages(hostPackage: HostPackage, files: string[]) {
   const changes: string[] = [];
   const notes: string[] = [];
   const wanted = new Map<string, "dependencies" | "devDependencies">();
-  for (const name of importedPackages(files.filter((f) => existsSync(path.join(MODULE_ROOT, f))))) {
+  const copied = files.filter((f) => existsSync(path.join(MODULE_ROOT, f)));
+  // What only `host:check` imports is a tool of the host's developers, not of its server.
+  const served = importedPackages(copied.filter((f) => !f.startsWith("scripts/")));
+  for (const name of new Set([...served, ...importedPackages(copied.filter((f) => f.startsWith("scripts/")))])) {
     if (HOST_PACKAGES.has(name)) continue;
-    wanted.set(name, "dependencies");
+    wanted.set(name, served.has(name) ? "dependencies" : "devDependencies");
     if (lock.packages[`node_modules/@types/${name}`]) wanted.set(`@types/${name}`, "devDependencies");
     // Peers this project lists itself (@vercel/otel's OpenTelemetry packages): at its versions, not npm's choice.
     for (const peer of Object.keys(lock.packages[`node_modules/${name}`]?.peerDependencies ?? {})) {
@@ -225,6 +256,19 @@ function planPackages(hostPackage: HostPackage, files: string[]) {
   if (!build.includes(BUILD_STEP)) {
     set.build = { before: scripts.build ?? null, after: `${BUILD_STEP} && ${build}` };
     changes.push(`build runs "${BUILD_STEP}" first`);
+  }
+  const start = scripts.start ?? "";
+  if (!start.includes(PRELOAD_FILE)) {
+    if (/^next start\b/.test(start)) {
+      set.start = { before: scripts.start ?? null, after: `${START_PRELOAD} ${start}` };
+      changes.push(`start runs next start with the preload (${START_PRELOAD})`);
+    } else {
+      notes.push(
+        `the start script does not begin with "next start", so it was left alone: give next start ${PRELOAD} ` +
+          "yourself; without it requests are bounded by Node's defaults, not 30 s, and methods Next refuses get " +
+          "its HTML 405, not the module's JSON",
+      );
+    }
   }
   if (scripts["host:check"] !== CHECK_SCRIPT) {
     set["host:check"] = { before: scripts["host:check"] ?? null, after: CHECK_SCRIPT };

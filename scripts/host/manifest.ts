@@ -48,10 +48,15 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     paths: ["prisma/migrations/"],
     what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
   },
-  { paths: ["scripts/host/check.ts"], what: "`npm run host:check`." },
+  {
+    paths: ["scripts/host/check.ts", "scripts/host/prisma-names.ts"],
+    what: "`npm run host:check`, and how it reads the tables and columns of the host's Prisma schema.",
+  },
   {
     paths: ["scripts/host/needs.json"],
-    what: "Written by the install: the tables, columns, migrations and triggers `host:check` looks for.",
+    what:
+      "Written by the install: the tables, columns, migrations and triggers `host:check` looks for, the host's " +
+      "schema and the files the install wrote.",
     generated: true,
   },
   {
@@ -63,8 +68,10 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
 
 /** The host's record of what the install wrote: each file's SHA-256, so a later install knows what the host edited. */
 export const STATE_FILE = ".lead-intake-module.json";
-/** What `next start` needs in its environment for the preload (docs/host-guide.md, "The preload"). */
-export const PRELOAD = "NODE_OPTIONS=--import=./lib/runtime/next-server-preload.mjs";
+/** The preload of `next start` (docs/host-guide.md, "The preload"). */
+export const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
+/** What `next start` needs in its environment for the preload. */
+export const PRELOAD = `NODE_OPTIONS=--import=./${PRELOAD_FILE}`;
 
 /** Files of a listed path that are not the module's: the project's own build output and editor files. */
 const SKIPPED = /(^|\/)(\.DS_Store|node_modules)(\/|$)/;

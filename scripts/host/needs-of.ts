@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { getSchema } from "@mrleebo/prisma-ast";
 import type { HostNeeds } from "./check";
-import { columnOf, fields, models, SCALARS, tableOf } from "./schema";
+import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
+import { HOST_OWN_FIELDS } from "./schema";
 
 /** `CREATE TRIGGER name … ON table` and `DROP TRIGGER [IF EXISTS] name ON table`, in the order the migrations run. */
 const TRIGGER_STATEMENT = new RegExp(
@@ -71,11 +71,11 @@ export function migrationObjects(moduleRoot: string): MigrationObjects {
 
 /** Read from the module's own prisma/schema.prisma and prisma/migrations, so it never disagrees with them. */
 export function hostNeeds(moduleRoot: string): HostNeeds {
-  const schema = getSchema(readFileSync(path.join(moduleRoot, "prisma/schema.prisma"), "utf8"));
+  const schema = parseSchema(readFileSync(path.join(moduleRoot, "prisma/schema.prisma"), "utf8"));
   const tables: Record<string, string[]> = {};
   for (const model of models(schema)) {
-    tables[tableOf(model)] = fields(model)
-      .filter((f) => SCALARS.has(String(f.fieldType)))
+    tables[tableOf(model)] = columnFields(schema, model)
+      .filter((f) => !HOST_OWN_FIELDS.has(`${model.name}.${f.name}`))
       .map(columnOf);
   }
   const { migrations, triggers } = migrationObjects(moduleRoot);

@@ -1,13 +1,12 @@
-import { getSchema, PrismaParser, VisitorClassFactory, type Field, type Model } from "@mrleebo/prisma-ast";
+import type { Field, Model } from "@mrleebo/prisma-ast";
+import { parseSchema } from "./prisma-names";
 
 /**
  * The host's schema text without the models and fields an install added (`Model` or `Model.field`), removed by whole
  * lines so every other line stays as the host has it. `missing` names those no longer there (the host removed them).
  */
 export function withoutAdded(text: string, added: string[]): { schema: string; missing: string[] } {
-  const parser = new PrismaParser({ nodeLocationTracking: "full" });
-  const Visitor = VisitorClassFactory(parser);
-  const schema = getSchema(text, { parser, visitor: new Visitor(parser) });
+  const schema = parseSchema(text);
   const lines = text.split("\n");
   const drop = new Set<number>();
   const missing: string[] = [];
@@ -21,9 +20,11 @@ export function withoutAdded(text: string, added: string[]): { schema: string; m
       missing.push(entry);
       continue;
     }
-    const first = model.location.startLine - 1;
+    let first = model.location.startLine - 1;
     if (fieldName === undefined) {
       let last = first;
+      // The comment lines right above it came with it (scripts/host/schema.ts).
+      while (first > 0 && lines[first - 1].trimStart().startsWith("//")) first--;
       while (last < lines.length && lines[last].trim() !== "}") last++;
       for (let line = first; line <= last; line++) drop.add(line);
       // The blank line that set the model apart.
