@@ -171,7 +171,9 @@ async function dropObjects(url: string, objects: MigrationObjects): Promise<void
   } catch (error) {
     // PostgreSQL's own sentence names the object that stands in the way (a lock, or a host object that depends on one).
     const { kind, code } = classifyFailure(error);
-    const said = (error as { severity?: unknown }).severity ? `: ${(error as Error).message}` : "";
+    const { severity, message, detail } = error as { severity?: unknown; message: string; detail?: string };
+    // For objects in the way, PostgreSQL's detail names them (view x depends on table y), no row's values.
+    const said = severity ? `: ${message}${code === "2BP01" && detail ? ` (${detail.split("\n")[0]})` : ""}` : "";
     refuse(`the module's database objects could not be dropped (${kind}${code ? ` ${code}` : ""}${said})`);
   } finally {
     await client.end().catch(() => {});

@@ -96,6 +96,41 @@ describe("npm run host:uninstall", () => {
     expect(await catalog()).toEqual(objects);
   });
 
+  it("with --yes but no DATABASE_URL: refuses in one line and changes nothing", async () => {
+    const files = snapshot(folders.host);
+    const objects = await catalog();
+    const result = runHostScript("uninstall", [folders.host, "--yes"], { DATABASE_URL: "" });
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      status: 1,
+      stdout: "",
+      stderr:
+        "host:uninstall: DATABASE_URL is not set (in the environment or the host's .env files); nothing was changed.\n",
+    });
+    expect(snapshot(folders.host)).toEqual(files);
+    expect(await catalog()).toEqual(objects);
+  });
+
+  it("with --yes, when a host object depends on a module table: says so in one line and changes nothing", async () => {
+    await db.sql.query("CREATE VIEW host_lead_totals AS SELECT customer_id, total FROM lead_referrer_counts");
+    try {
+      const files = snapshot(folders.host);
+      const objects = await catalog();
+      const result = uninstall("--yes");
+      expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        status: 1,
+        stdout: "",
+        stderr:
+          "host:uninstall: the module's database objects could not be dropped (database-error 2BP01: cannot drop " +
+          "desired object(s) because other objects depend on them (view host_lead_totals depends on table " +
+          "lead_referrer_counts)); nothing was changed.\n",
+      });
+      expect(snapshot(folders.host)).toEqual(files);
+      expect(await catalog()).toEqual(objects);
+    } finally {
+      await db.sql.query("DROP VIEW host_lead_totals");
+    }
+  });
+
   it("with --yes: the host's files are those from before the install, but the one it edited, named and kept", () => {
     const result = uninstall("--yes");
     expect(result.status, result.stderr).toBe(0);
