@@ -406,4 +406,21 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
       writeFileSync(schemaFile, schema);
     }
   }, 120_000);
+
+  it("host:uninstall --yes: the host's files, lint, typecheck and build are again those from before the install", async () => {
+    await server.stop();
+    const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", host, "--yes"], ROOT, {
+      DATABASE_URL: db.url,
+    });
+    // The test before this one left the host's own edit of a module file: named and kept.
+    const edited = "lib/leads/sources/default-sources.json";
+    expect(output).toContain(`- kept, edited by the host: ${edited}`);
+    expect(tree(host)).toEqual(new Map([...before, [edited, tree(host).get(edited)!]]));
+    rmSync(path.join(host, edited));
+    mustRun("npx", ["prisma", "generate"], host, MACHINE);
+    expect(checks(host, MACHINE)).toEqual(checksBefore);
+    expect(problems(mustRun("npm", ["run", "build"], host, MACHINE))).toEqual(buildBefore);
+    const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM pg_proc WHERE proname LIKE 'lead_intake%'");
+    expect(rows).toEqual([{ n: 0 }]);
+  }, 600_000);
 });
