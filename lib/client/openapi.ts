@@ -34,7 +34,7 @@ export type paths = {
         };
         /**
          * Readiness
-         * @description 200 when the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds (database down, unreachable or frozen). No key needed; reveals nothing else.
+         * @description 200 when the server's API key and settings are usable, the database answers a trivial query and the migrations are applied; otherwise 503 within 2 seconds, with the reason: `not-configured` (the key missing or too short, or a setting that cannot be read) or `database-not-ready` (database down, unreachable or frozen). No key needed; reveals nothing else.
          *
          *     ```sh
          *     curl "$BASE_URL/api/health/ready"
@@ -326,10 +326,15 @@ export type components = {
             /** @description The request's id, also in the `X-Request-Id` header: quote it to the operator. */
             requestId: string;
         };
-        /** @description `ok`, or `unavailable` with 503 from the readiness check. */
+        /** @description `ok`, or `unavailable` with 503 and its reason from the readiness check. */
         HealthStatus: {
             /** @enum {string} */
             status: "ok" | "unavailable";
+            /**
+             * @description With `unavailable` only: `not-configured` while the server's API key is missing or shorter than 32 characters or a setting cannot be read (the server's log names it once at start); `database-not-ready` while the database does not answer or the start-up work is not done.
+             * @enum {string}
+             */
+            reason?: "not-configured" | "database-not-ready";
         };
     };
     responses: {
@@ -450,7 +455,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Not ready: send no traffic; it recovers by itself once the database is back. */
+            /** @description Not ready: send no traffic. `database-not-ready` recovers by itself once the database is back; `not-configured` once the server is restarted with a usable key and settings. */
             503: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];

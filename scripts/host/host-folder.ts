@@ -171,18 +171,14 @@ export class HostFolder {
   /** Removes the folders left empty by removed files, from `relative`'s folder up to the host folder. */
   pruneEmptyFolders(relative: string): void {
     for (let dir = path.posix.dirname(relative); dir !== "."; dir = path.posix.dirname(dir)) {
+      const folder = path.join(this.root, dir);
+      if (!lstatOrUndefined(folder)?.isDirectory()) return;
       try {
-        rmdirSync(this.locateFolder(dir));
+        rmdirSync(folder);
       } catch {
-        return;
+        return; // not empty
       }
     }
-  }
-
-  private locateFolder(relative: string): string {
-    const stat = lstatOrUndefined(path.join(this.root, relative));
-    if (!stat?.isDirectory()) refuse(`${relative} is not a folder`);
-    return path.join(this.root, relative);
   }
 }
 

@@ -5,13 +5,13 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
-import { getSchema } from "@mrleebo/prisma-ast";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
-import { moduleFiles, preloadFor, STATE_FILE } from "./manifest";
+import { readHostPackage, type HostPackage } from "./host-package";
+import { moduleFiles, PRELOAD_FILE, preloadFor, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
 import { readRecord, recordText, type InstallRecord } from "./record";
-import { models } from "./prisma-names";
+import { models, parseSchema } from "./prisma-names";
 import { gateLine } from "./gate";
 import { hasImports, withHostAlias } from "./imports";
 import {
@@ -40,11 +40,11 @@ const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
 const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
 const BUILD_STEP = "tsx scripts/build-openapi.ts";
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
+/** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
+const startPreload = (sourceRoot: string) => `NODE_OPTIONS="$NODE_OPTIONS --import=./${sourceRoot}${PRELOAD_FILE}"`;
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
-
-type HostPackage = Record<string, Record<string, string> | undefined>;
 
 function main(hostArg: string | undefined): void {
   if (!hostArg) refuse("Name the host app's folder: npm run host:install -- <host-dir>");
@@ -56,7 +56,7 @@ function main(hostArg: string | undefined): void {
 
   // Everything is read and decided before anything is written: a refusal leaves the host as it was.
   const record = readRecord(host);
-  const schema = planSchema(host, project, new Set(record.schema));
+  const schema = planSchema(host, project, new Set(record.schema.filter((entry) => entry.includes("."))));
   // A host's own gate stays; the module's proxy.ts (the docs' headers) would take its place.
   const copied = moduleFiles(MODULE_ROOT).filter((file) => !(project.gate && file === "proxy.ts"));
   const files = new Map<string, string | Buffer>(
@@ -73,7 +73,7 @@ function main(hostArg: string | undefined): void {
     gate: project.gate ?? null,
   };
   files.set(NEEDS_FILE, `${JSON.stringify(needs, null, 2)}\n`);
-  const packages = planPackages(hostPackage, copied, project.packageManager);
+  const packages = planPackages(hostPackage, copied, project);
 
   const report = {
     added: [] as string[],
@@ -89,6 +89,8 @@ function main(hostArg: string | undefined): void {
     const current = existing && sha256(existing);
     if (current === wanted) {
       report.unchanged++;
+      // The host's own file that happens to be the module's (an identical migration_lock.toml) stays the host's.
+      if (!(file in record.files)) continue;
     } else if (current === undefined || current === record.files[file]) {
       host.stage(file, content);
       (current === undefined ? report.added : report.updated).push(file);
@@ -135,41 +137,26 @@ function main(hostArg: string | undefined): void {
     ...packages.notes.map((note) => `- ${note}`),
     `- ${nextConfig.line}`,
     ...(project.gate ? [`- ${gateLine(project.gate)}`] : []),
-    "Left to do:",
-    `1. ${project.packageManager === "pnpm" ? "pnpm install && pnpm exec" : "npm install && npx"} prisma generate`,
-    `2. Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL ` +
-      "(the host's PostgreSQL)",
-    `3. Start with the preload: ${preloadFor(project.sourceRoot)} next start`,
-    "4. npm run host:check",
+    "Left to do, in the host's folder:",
+    ...leftToDo(project.packageManager).map((step, i) => `${i + 1}. ${step}`),
   ];
   console.log(lines.join("\n"));
 }
 
-/** The host's package.json, refused unless the parts the install reads and edits have the shape npm gives them. */
-function readHostPackage(host: HostFolder): HostPackage {
-  const text = host.readText("package.json");
-  if (text === undefined) refuse(`${host.root} has no package.json; name the folder of a Next.js 16 app`);
-  const json = parseJson(text, "package.json");
-  if (!isObject(json)) refuse("package.json is not a JSON object");
-  for (const key of ["dependencies", "devDependencies", "scripts"]) {
-    const value = json[key];
-    if (value === undefined) continue;
-    if (!isObject(value)) refuse(`package.json: "${key}" is not an object`);
-    for (const [name, entry] of Object.entries(value))
-      if (typeof entry !== "string") refuse(`package.json: ${key}.${name} is ${JSON.stringify(entry)}, not a string`);
-  }
-  return json as HostPackage;
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    refuse(`${file} is not valid JSON (${(error as Error).message})`);
-  }
+/**
+ * The steps after the install, each a command to run as printed but the settings: the packages and the client, the
+ * settings, the build, the host's own start (its start script, which has the preload), then the check.
+ */
+function leftToDo(manager: PackageManager): string[] {
+  const exec = { npm: "npx", pnpm: "pnpm exec" }[manager];
+  return [
+    `${manager} install && ${exec} prisma generate`,
+    `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL (the ` +
+      "host's PostgreSQL) in the environment or the host's .env",
+    `${manager} run build`,
+    `${manager} start`,
+    `${manager} run host:check`,
+  ];
 }
 
 /**
@@ -183,7 +170,7 @@ function planSchema(
 ): { changed: Map<string, string>; added: string[]; created?: true; where: string } {
   const moduleSchema = readFileSync(path.join(MODULE_ROOT, HOST_SCHEMA), "utf8");
   if (project.schemaFiles.length === 0) {
-    const added = models(getSchema(moduleSchema)).map((m) => m.name);
+    const added = models(parseSchema(moduleSchema)).map((m) => m.name);
     return { changed: new Map([[HOST_SCHEMA, moduleSchema]]), added, created: true, where: HOST_SCHEMA };
   }
   const where = project.schemaFolder ?? project.schemaFiles[0];
@@ -224,7 +211,7 @@ function importedPackages(files: string[]): Set<string> {
  * The host's package.json with the packages the module uses, at exactly the versions of this project's lock, the
  * docs build step in its build, and `host:check`. A package the host already lists keeps the host's range.
  */
-function planPackages(hostPackage: HostPackage, files: string[], packageManager: PackageManager) {
+function planPackages(hostPackage: HostPackage, files: string[], project: HostProject) {
   const lock = readJson<{ packages: Record<string, { version: string; peerDependencies?: Record<string, string> }> }>(
     path.join(MODULE_ROOT, "package-lock.json"),
   );
@@ -262,7 +249,11 @@ function planPackages(hostPackage: HostPackage, files: string[], packageManager:
   // pnpm links only a package's own dependencies: host:check's @next/env is listed, at the host's next version.
   const nextEnv = "@next/env";
   const nextRange = json.dependencies?.next;
-  if (packageManager === "pnpm" && nextRange && !(json.dependencies?.[nextEnv] ?? json.devDependencies?.[nextEnv])) {
+  if (
+    project.packageManager === "pnpm" &&
+    nextRange &&
+    !(json.dependencies?.[nextEnv] ?? json.devDependencies?.[nextEnv])
+  ) {
     json.devDependencies = { ...json.devDependencies, [nextEnv]: nextRange };
     added[nextEnv] = nextRange;
   }
@@ -281,6 +272,20 @@ function planPackages(hostPackage: HostPackage, files: string[], packageManager:
   if (!build.includes(BUILD_STEP)) {
     set.build = { before: scripts.build ?? null, after: `${BUILD_STEP} && ${build}` };
     changes.push(`build runs "${BUILD_STEP}" first`);
+  }
+  const start = scripts.start ?? "";
+  const preload = startPreload(project.sourceRoot);
+  if (!start.includes(`${project.sourceRoot}${PRELOAD_FILE}`)) {
+    if (/^next start\b/.test(start)) {
+      set.start = { before: scripts.start ?? null, after: `${preload} ${start}` };
+      changes.push(`start runs next start with the preload (${preload})`);
+    } else {
+      notes.push(
+        `the start script does not begin with "next start", so it was left alone: give next start ${preloadFor(project.sourceRoot)} ` +
+          "yourself; without it requests are bounded by Node's defaults, not 30 s, and methods Next refuses get " +
+          "its HTML 405, not the module's JSON",
+      );
+    }
   }
   if (scripts["host:check"] !== CHECK_SCRIPT) {
     set["host:check"] = { before: scripts["host:check"] ?? null, after: CHECK_SCRIPT };

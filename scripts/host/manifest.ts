@@ -70,12 +70,10 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
 
 /** The host's record of what the install wrote: each file's SHA-256, so a later install knows what the host edited. */
 export const STATE_FILE = ".lead-intake-module.json";
-/**
- * What `next start` needs in its environment for the preload (docs/host-guide.md, "The preload"), in a host whose
- * module files are under `sourceRoot` ("src/" in a src/ layout).
- */
-export const preloadFor = (sourceRoot = "") =>
-  `NODE_OPTIONS=--import=./${sourceRoot}lib/runtime/next-server-preload.mjs`;
+/** The preload of `next start` (docs/host-guide.md, "The preload"), under the host's source root. */
+export const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
+/** What `next start` needs in its environment for the preload, in a host whose sources are under `sourceRoot`. */
+export const preloadFor = (sourceRoot = "") => `NODE_OPTIONS=--import=./${sourceRoot}${PRELOAD_FILE}`;
 export const PRELOAD = preloadFor();
 
 /** Files of a listed path that are not the module's: the project's own build output and editor files. */

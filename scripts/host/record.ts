@@ -9,7 +9,7 @@ const insidePath = z.string().refine(isInsidePath, { message: "is not a path ins
 const recordSchema = z.object({
   version: z.string(),
   /** Each file the install wrote, with its SHA-256 as written. */
-  files: z.record(insidePath, z.string().regex(/^[0-9a-f]{64}$/)),
+  files: z.record(insidePath, z.string().regex(/^[0-9a-f]{64}$/, { message: "is not a SHA-256" })),
   /** The packages the install added to package.json, with the version it wrote. */
   packages: z.record(z.string(), z.string()).default({}),
   /** The models and fields the install added to the Prisma schema, as `Model` or `Model.field`. */
@@ -38,8 +38,10 @@ export function readRecord(host: HostFolder): InstallRecord {
   const parsed = recordSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue.path.map(String).join(".");
-    refuse(`${STATE_FILE}: ${where ? `${where} ` : ""}${issue.message}; restore it from the host's version control`);
+    // A record key's own issue (a path) sits under the key: name the key as it is written.
+    const inner = issue.code === "invalid_key" ? issue.issues[0] : issue;
+    const where = issue.path.map((p, i) => (i === 0 ? String(p) : `[${JSON.stringify(p)}]`)).join("");
+    refuse(`${STATE_FILE}: ${where ? `${where} ` : ""}${inner.message}; restore it from the host's version control`);
   }
   return parsed.data;
 }

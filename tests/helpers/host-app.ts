@@ -6,9 +6,18 @@ import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/proces
 
 /**
  * A host app as its developer runs it, for the tests that install the module into a fixture host
- * (tests/http/host-*.test.ts): its commands, its files, and its `next start`.
+ * (tests/http/host-*.test.ts): its commands, its files, its checks and its own start.
  */
 export const ROOT = path.resolve(import.meta.dirname, "../..");
+export const FIXTURES = path.join(ROOT, "tests/fixtures");
+
+/** The machine's own settings for the printed commands: no schema engine download, the npm cache first. */
+export const MACHINE = {
+  PRISMA_SCHEMA_ENGINE_BINARY: "package.json",
+  npm_config_prefer_offline: "true",
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+};
 
 export function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
   const environment = Object.fromEntries(
@@ -29,13 +38,13 @@ export function mustRun(
   return output;
 }
 
-/** Every file under a folder with its SHA-256, but dependencies, build output and the `skipped` paths. */
-export function tree(dir: string, skipped: string[] = []): Map<string, string> {
+/** Every file under a folder (no node_modules, .next, next-env.d.ts or the `generated` client) with its SHA-256. */
+export function tree(dir: string, generated = "app/generated"): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (relative: string) => {
     for (const name of readdirSync(path.join(dir, relative))) {
       const child = relative ? `${relative}/${name}` : name;
-      if (["node_modules", ".next", ...skipped].includes(child)) continue;
+      if (["node_modules", ".next", generated, "next-env.d.ts"].includes(child)) continue;
       if (statSync(path.join(dir, child)).isDirectory()) walk(child);
       else
         files.set(
@@ -50,26 +59,64 @@ export function tree(dir: string, skipped: string[] = []): Map<string, string> {
   return files;
 }
 
-/** The host's `next start` on a free port, with `env` (NODE_OPTIONS for the preload, the database, the key). */
+/** The steps the install printed after "Left to do", without their numbers. */
+export function printedSteps(output: string): string[] {
+  const rest = output.slice(output.indexOf("Left to do"));
+  return [...rest.matchAll(/^\d+\. (.+)$/gm)].map((m) => m[1]);
+}
+
+/** The lines of a command's output that tell of a problem. */
+export const problems = (output: string) =>
+  output
+    .split("\n")
+    .filter((line) => /\b(error|warning|warn)\b|⚠|✖/i.test(line))
+    .map((line) => line.trim());
+
+/** What the host's lint and typecheck say, run by its package manager: their exit status and their problems. */
+export function checks(host: string, env: Record<string, string | undefined>, manager: "npm" | "pnpm" = "npm") {
+  const lint = run(manager, ["run", "--silent", "lint"], host, env);
+  const typecheck = run(
+    manager === "npm" ? "npx" : manager,
+    [...(manager === "npm" ? [] : ["exec"]), "tsc", "--noEmit"],
+    host,
+    env,
+  );
+  return {
+    lint: { status: lint.status, problems: problems(lint.output) },
+    typecheck: { status: typecheck.status, problems: problems(typecheck.output) },
+  };
+}
+
+/** The text of the host's /referrals page's <main>, without markup. */
+export async function referralsPage(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}/referrals`, { headers });
+  const html = await res.text();
+  const main = /<main[^>]*>([\s\S]*?)<\/main>/.exec(html)?.[1] ?? html;
+  return { status: res.status, text: main.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, "|") };
+}
+
+/** The host started the way it starts, its package manager's `start` (after the install, with the preload). */
 export async function startHost(
   host: string,
+  manager: "npm" | "pnpm",
   env: Record<string, string | undefined>,
+  readyPath = "/referrals",
 ): Promise<{ group: ProcessGroup; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const group = await startProcessGroup(
-    process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "-p", String(port)],
-    { LEADS_ACCESS_LOG: "on", ...env },
-    `${url}/api/health/live`,
+    manager,
+    ["start"],
+    { PORT: String(port), LEADS_ACCESS_LOG: "on", NODE_OPTIONS: undefined, ...env },
+    `${url}${readyPath}`,
     { cwd: host },
   );
   return { group, url };
 }
 
 /**
- * A folder with a `pnpm` command (pnpm 9 through npx, as the guide's steps name it for a pnpm host), to put first
- * on PATH; the machine has no pnpm of its own.
+ * A folder with a `pnpm` command (pnpm 9 through npx, as the steps printed for a pnpm host name it), to put first
+ * on PATH: the machine has no pnpm of its own.
  */
 export function pnpmOnPath(parent: string): string {
   const bin = path.join(parent, "bin");
@@ -77,13 +124,4 @@ export function pnpmOnPath(parent: string): string {
   writeFileSync(path.join(bin, "pnpm"), '#!/bin/sh\nexec npx -y pnpm@9.15.9 "$@"\n');
   chmodSync(path.join(bin, "pnpm"), 0o755);
   return `${bin}${path.delimiter}${process.env.PATH ?? ""}`;
-}
-
-/** The numbered steps the install printed under "Left to do:", without their numbers. */
-export function leftToDo(installOutput: string): string[] {
-  const lines = installOutput.split("\n");
-  return lines
-    .slice(lines.indexOf("Left to do:") + 1)
-    .filter((line) => /^\d+\. /.test(line))
-    .map((line) => line.replace(/^\d+\. /, ""));
 }

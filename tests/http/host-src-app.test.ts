@@ -1,27 +1,38 @@
+import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { moduleFiles } from "@/scripts/host/manifest";
+import { applyMigrations } from "@/lib/db/migrate";
 import { gateLine } from "@/scripts/host/gate";
 import type { ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
-import { leftToDo, mustRun, pnpmOnPath, ROOT, run, startHost, tree } from "../helpers/host-app";
+import {
+  checks,
+  FIXTURES,
+  MACHINE,
+  mustRun,
+  pnpmOnPath,
+  printedSteps,
+  problems,
+  referralsPage,
+  ROOT,
+  run,
+  startHost,
+  tree,
+} from "../helpers/host-app";
 import { createEmptyDatabase } from "../helpers/host-install";
 
 /**
  * The module put into a create-next-app@16 --src-dir host on pnpm (tests/fixtures/host-src-app): `@/*` maps to
  * ./src/*, its Prisma 7 schema is a folder of .prisma files named by prisma.config.ts with its client in
  * src/generated/prisma, and its own src/proxy.ts sends every path without a session cookie to /login. The host is
- * built and linted before the install; after it, the printed steps, the one line on the gate and the host's build,
- * the module works through the host's server and the host's lint, typecheck and build come out as they went in.
+ * built, checked and started before the install; after it, the printed steps and the one line on the gate, the module
+ * works through the host's server and the host's lint, typecheck, build and page come out as they went in.
  */
-const FIXTURE = path.join(ROOT, "tests/fixtures/host-src-app");
 const GATE = "src/proxy.ts";
 const SESSION = { cookie: "session=host-user" };
-/** The generated client, which the host's .gitignore keeps out of its files. */
-const GENERATED = ["src/generated"];
 
 let parent: string;
 let host: string;
@@ -30,31 +41,14 @@ let db: TestDatabase;
 let server: ProcessGroup;
 let baseUrl: string;
 let installOutput: string;
-let steps: string[];
 let before: Map<string, string>;
 let afterInstall: Map<string, string>;
-let gateFailure: { status: number | null; output: string };
-let outcomeBefore: Outcome;
-let outcomeAfter: Outcome;
-
-interface Outcome {
-  lint: { status: number | null; problems: string[] };
-  typecheck: { status: number | null; errors: string[] };
-  build: { status: number | null; warnings: string[] };
-}
-
-/** The host's build, then its lint and typecheck (its layout's types come from the build), as their outcome. */
-function buildAndCheck(): Outcome {
-  const build = run("pnpm", ["run", "build"], host, env);
-  const lint = run("pnpm", ["run", "lint"], host, env);
-  const typecheck = run("pnpm", ["exec", "tsc", "--noEmit"], host, env);
-  const lines = (output: string, pattern: RegExp) => output.split("\n").filter((line) => pattern.test(line));
-  return {
-    lint: { status: lint.status, problems: lines(lint.output, /\b(error|warning)\b/) },
-    typecheck: { status: typecheck.status, errors: lines(typecheck.output, /error TS/) },
-    build: { status: build.status, warnings: lines(build.output, /(⚠|\bwarn|\berror\b)/i) },
-  };
-}
+let gateFailure: ReturnType<typeof run>;
+let checksBefore: ReturnType<typeof checks>;
+let buildBefore: string[];
+let buildAfter: string[];
+let pageBefore: Awaited<ReturnType<typeof referralsPage>>;
+let pageAfter: Awaited<ReturnType<typeof referralsPage>>;
 
 /** The host's own check, through the host's running server at `url`. */
 const hostCheck = (url: string) =>
@@ -63,21 +57,26 @@ const hostCheck = (url: string) =>
 beforeAll(async () => {
   parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-src-"));
   host = path.join(parent, "host-src-app");
-  cpSync(FIXTURE, host, { recursive: true });
+  cpSync(path.join(FIXTURES, "host-src-app"), host, { recursive: true });
   db = await createEmptyDatabase();
-  // The schema engine is not needed to generate; its download is not possible here (package.json's db:generate).
-  env = { PATH: pnpmOnPath(parent), PRISMA_SCHEMA_ENGINE_BINARY: "package.json", DATABASE_URL: db.url };
-  before = tree(host, GENERATED);
+  env = { ...MACHINE, PATH: pnpmOnPath(parent), DATABASE_URL: db.url };
+  // The host as it was: its packages, its client, its migration applied as `prisma migrate deploy` applies it.
+  const crm = "20250301000000_crm";
+  const sql = readFileSync(path.join(host, "prisma/migrations", crm, "migration.sql"), "utf8");
+  const checksum = createHash("sha256").update(sql).digest("hex");
+  await applyMigrations(db.url, [{ name: crm, sql, checksum, earlierChecksums: [] }]);
   mustRun("pnpm", ["install", "--frozen-lockfile"], host, env);
   mustRun("pnpm", ["exec", "prisma", "generate"], host, env);
-  outcomeBefore = buildAndCheck();
-  const hostOnly = await startHost(host, env);
-
+  // Built first: the layout's types (LayoutProps) come from the build.
+  buildBefore = problems(mustRun("pnpm", ["run", "build"], host, env));
+  checksBefore = checks(host, env, "pnpm");
+  const hostOnly = await startHost(host, "pnpm", env, "/login");
   try {
+    pageBefore = await referralsPage(hostOnly.url, SESSION);
+    before = tree(host, "src/generated");
     installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
-    afterInstall = tree(host, GENERATED);
-    steps = leftToDo(installOutput);
-    mustRun("bash", ["-c", steps[0]], host, env);
+    afterInstall = tree(host, "src/generated");
+    mustRun("sh", ["-c", printedSteps(installOutput)[0]], host, env);
     // The host's gate as it was, in front of the module's path.
     gateFailure = hostCheck(hostOnly.url);
   } finally {
@@ -90,18 +89,18 @@ beforeAll(async () => {
     .find((line) => line.startsWith(`- ${GATE} `))!
     .split("first in it: ")[1];
   const gate = readFileSync(path.join(host, GATE), "utf8");
-  writeFileSync(
-    path.join(host, GATE),
-    gate.replace(/(export function proxy\(request: NextRequest\) \{\n)/, `$1  ${statement}\n`),
-  );
-  outcomeAfter = buildAndCheck();
-  const start = /^Start with the preload: NODE_OPTIONS=(\S+) next start$/.exec(steps[2])!;
-  ({ group: server, url: baseUrl } = await startHost(host, {
-    ...env,
-    NODE_OPTIONS: start[1],
-    LEADS_API_KEY: TEST_KEY,
-  }));
-}, 1_500_000);
+  writeFileSync(path.join(host, GATE), gate.replace(/(export function proxy\(.*\) \{\n)/, `$1  ${statement}\n`));
+  for (const step of printedSteps(installOutput).slice(1)) {
+    if (step.startsWith("Set ")) continue;
+    if (step.endsWith(" start")) {
+      ({ group: server, url: baseUrl } = await startHost(host, "pnpm", { ...env, LEADS_API_KEY: TEST_KEY }, "/login"));
+      pageAfter = await referralsPage(baseUrl, SESSION);
+      continue;
+    }
+    const output = mustRun("sh", ["-c", step], host, { ...env, LEADS_API_KEY: TEST_KEY });
+    if (step.endsWith(" build")) buildAfter = problems(output);
+  }
+}, 1_800_000);
 
 afterAll(async () => {
   await server?.stop();
@@ -110,7 +109,7 @@ afterAll(async () => {
 });
 
 describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm with its own gate", () => {
-  it("puts the module under src/, merges the schema folder, keeps the gate and says how to let the module in", () => {
+  it("puts the module under src/, merges the schema folder, keeps the gate, prints pnpm's steps", () => {
     const added = [...afterInstall.keys()].filter((f) => !before.has(f));
     const changed = [...before.keys()].filter((f) => afterInstall.get(f) !== before.get(f)).sort();
     expect(changed).toEqual([
@@ -119,28 +118,36 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
       "prisma/schema/customers.prisma",
       "prisma/schema/referrals.prisma",
     ]);
-    expect(added).toContain("src/lib/api/handler.ts");
-    expect(added).toContain("src/app/api/leads/route.ts");
-    expect(added).toContain("src/instrumentation.ts");
-    expect(added).toContain("prisma/schema/lead_intake.prisma");
-    expect(added).toContain("prisma/migrations/20261122000100_lead_intake/migration.sql");
-    expect(added).toContain("scripts/host/check.ts");
-    expect(added.filter((f) => f.startsWith("lib/") || f.startsWith("app/"))).toEqual([]);
-    expect(moduleFiles(ROOT).filter((f) => f.startsWith("lib/")).length).toBeGreaterThan(0);
+    for (const file of [
+      "src/app/api/leads/route.ts",
+      "src/instrumentation.ts",
+      "src/lib/runtime/next-server-preload.mjs",
+      "prisma/schema/lead_intake.prisma",
+      "prisma/migrations/20261122000100_lead_intake/migration.sql",
+      "scripts/host/check.ts",
+    ])
+      expect(added).toContain(file);
+    expect(added.filter((f) => /^(lib|app|components)\//.test(f) || f === "proxy.ts")).toEqual([]);
     expect(readFileSync(path.join(host, "src/lib/generated/prisma/client.ts"), "utf8")).toBe(
       'export * from "@/generated/prisma/client";\n',
     );
     expect(installOutput.split("\n")).toContain(`- ${gateLine(GATE)}`);
-    expect(steps[0]).toBe("pnpm install && pnpm exec prisma generate");
-    expect(steps[2]).toBe(
-      "Start with the preload: NODE_OPTIONS=--import=./src/lib/runtime/next-server-preload.mjs next start",
+    expect(printedSteps(installOutput)).toEqual([
+      "pnpm install && pnpm exec prisma generate",
+      expect.stringMatching(/^Set LEADS_API_KEY \(at least 32 characters/),
+      "pnpm run build",
+      "pnpm start",
+      "pnpm run host:check",
+    ]);
+    expect(JSON.parse(readFileSync(path.join(host, "package.json"), "utf8")).scripts.start).toBe(
+      'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/runtime/next-server-preload.mjs" next start',
     );
   });
 
   it("host:check FAILs, naming the gate, while the host's gate sends the module's path to /login", () => {
     expect(gateFailure.status).toBe(1);
     const line = gateFailure.output.split("\n").find((l) => l.startsWith("FAIL gate:"));
-    expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \/login\) by /);
+    expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \S+\/login\) /);
     expect(line).toContain(`by the host's ${GATE}; ${gateLine(GATE)}`);
   });
 
@@ -150,9 +157,9 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     expect(created.status, created.text).toBe(201);
     const listed = await call("GET", `/api/leads?referrer=${created.body.lead.referrer.customerId}`, { baseUrl });
     expect(listed.body.leads.map((l: { leadName: string }) => l.leadName)).toEqual([lead.leadName]);
-    const page = await fetch(`${baseUrl}/referrals`, { headers: SESSION });
+    const page = await referralsPage(baseUrl, SESSION);
     expect(page.status).toBe(200);
-    expect((await page.text()).replaceAll("<!-- -->", "")).toContain("Src Host Lead (Pending) from Src Roadshow");
+    expect(page.text).toContain("Src Host Lead (Pending) from Src Roadshow");
     const gated = await fetch(`${baseUrl}/referrals`, { redirect: "manual" });
     expect({ status: gated.status, location: gated.headers.get("location") }).toEqual({
       status: 307,
@@ -176,8 +183,9 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     );
   });
 
-  it("leaves the outcome of the host's lint, typecheck and build as it was", () => {
-    expect(outcomeBefore.build.status).toBe(0);
-    expect(outcomeAfter).toEqual(outcomeBefore);
+  it("leaves the host's lint, typecheck, build and page as they were", () => {
+    expect(checks(host, env, "pnpm")).toEqual(checksBefore);
+    expect(buildAfter).toEqual(buildBefore);
+    expect(pageAfter).toEqual(pageBefore);
   });
 });

@@ -5,7 +5,11 @@ import { describe, expect, it } from "vitest";
 import { MODULE_FILES, manifestTable, moduleFiles } from "@/scripts/host/manifest";
 import { hostNeeds } from "@/scripts/host/needs-of";
 import { mergeSchemas } from "@/scripts/host/schema";
-import { withServerExternalPackages } from "@/scripts/host/next-config";
+import {
+  serverExternalPackagesOf,
+  withoutServerExternalPackages,
+  withServerExternalPackages,
+} from "@/scripts/host/next-config";
 
 /**
  * The manifest of the module's files for a host (scripts/host/manifest.ts) is complete and is what the guide shows;
@@ -145,5 +149,41 @@ describe("the next.config edit of `npm run host:install`", () => {
     expect(edit(`export default { serverExternalPackages: ["@prisma/adapter-pg", "pg"] };`)).toBeNull();
     expect(edit(`export default makeConfig();`)).toBeUndefined();
     expect(edit(`export default { serverExternalPackages: packages };`)).toBeUndefined();
+  });
+
+  // Each of these evaluates to a list the text alone does not give (a later key wins, a spread may hold one): the
+  // install says to add the packages by hand rather than claim an edit that the config would not see.
+  it.each([
+    ["a quoted key", `export default { "serverExternalPackages": ["sharp"] };`],
+    ["a shorthand", `const serverExternalPackages = ["sharp"];\nexport default { serverExternalPackages };`],
+    ["a computed key", `const key = "serverExternalPackages";\nexport default { [key]: ["sharp"] };`],
+    ["a spread", `const base = { serverExternalPackages: ["sharp"] };\nexport default { ...base };`],
+    ["a spread without the name", `export default { ...base, cacheComponents: true };`],
+    ["the key twice", `export default { serverExternalPackages: ["a"], serverExternalPackages: ["b"] };`],
+    [
+      "a later assignment",
+      `const c = { serverExternalPackages: [] };\nc.serverExternalPackages = ["b"];\nexport default c;`,
+    ],
+    ["an element that is not a string", `export default { serverExternalPackages: ["a", ...more] };`],
+  ])("leaves a config with %s to the host", (_, config) => {
+    expect(edit(config)).toBeUndefined();
+    expect(serverExternalPackagesOf(config, "next.config.ts")).toBeUndefined();
+  });
+
+  it.each([
+    [
+      "a created property",
+      `const nextConfig = {\n  /* options */\n  cacheComponents: true,\n};\nexport default nextConfig;\n`,
+    ],
+    ["a created property in an empty object", `export default {};\n`],
+    ["the host's own packages first", `export default { serverExternalPackages: ["sharp"] };\n`],
+    ["the host's own package between", `export default { serverExternalPackages: ["pg", "sharp"] };\n`],
+  ])("takes out what it added to %s, back to the host's text", (_, config) => {
+    const before = serverExternalPackagesOf(config, "next.config.ts")!;
+    const added = PACKAGES.filter((p) => !before.includes(p));
+    const created = !config.includes("serverExternalPackages");
+    const installed = edit(config)!;
+    expect(serverExternalPackagesOf(installed, "next.config.ts")).toEqual(expect.arrayContaining(PACKAGES));
+    expect(withoutServerExternalPackages(installed, "next.config.ts", added, created)).toBe(config);
   });
 });
