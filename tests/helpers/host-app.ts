@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { applyMigrations } from "@/lib/db/migrate";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 
 /**
@@ -124,4 +125,35 @@ export function pnpmOnPath(parent: string): string {
   writeFileSync(path.join(bin, "pnpm"), '#!/bin/sh\nexec npx -y pnpm@9.15.9 "$@"\n');
   chmodSync(path.join(bin, "pnpm"), 0o755);
   return `${bin}${path.delimiter}${process.env.PATH ?? ""}`;
+}
+
+/** The host's own migration (the fixtures' CRM tables), applied as `prisma migrate deploy` applies it. */
+export async function applyHostMigration(host: string, databaseUrl: string): Promise<void> {
+  const name = "20250301000000_crm";
+  const sql = readFileSync(path.join(host, "prisma/migrations", name, "migration.sql"), "utf8");
+  const checksum = createHash("sha256").update(sql).digest("hex");
+  await applyMigrations(databaseUrl, [{ name, sql, checksum, earlierChecksums: [] }]);
+}
+
+/**
+ * The printed steps, run as printed: the settings are given in `env`, and the host's start is
+ * `start()`, which keeps the server. Returns the problems the build step printed.
+ */
+export async function followSteps(
+  steps: string[],
+  host: string,
+  env: Record<string, string | undefined>,
+  start: () => Promise<void>,
+): Promise<string[]> {
+  let build: string[] = [];
+  for (const step of steps) {
+    if (step.startsWith("Set ")) continue;
+    if (step.endsWith(" start")) {
+      await start();
+      continue;
+    }
+    const output = mustRun("sh", ["-c", step], host, env);
+    if (step.endsWith(" build")) build = problems(output);
+  }
+  return build;
 }

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_KEY_LENGTH, unusableKeyProblem } from "@/lib/api/api-key.mjs";
-import { applyMigrations } from "@/lib/db/migrate";
 import { settingsProblem } from "@/lib/settings.mjs";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { MODULE_FILES, moduleFiles, PRELOAD_FILE, STATE_FILE } from "@/scripts/host/manifest";
@@ -12,8 +11,10 @@ import type { ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import {
+  applyHostMigration,
   checks,
   FIXTURES,
+  followSteps,
   MACHINE,
   mustRun,
   printedSteps,
@@ -72,10 +73,7 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
     if (variant.overlay) cpSync(path.join(FIXTURES, variant.overlay), host, { recursive: true });
     db = await createEmptyDatabase();
     // The host as it was: its packages, its client, its migration applied as `prisma migrate deploy` applies it.
-    const crm = "20250301000000_crm";
-    const sql = readFileSync(path.join(host, "prisma/migrations", crm, "migration.sql"), "utf8");
-    const checksum = createHash("sha256").update(sql).digest("hex");
-    await applyMigrations(db.url, [{ name: crm, sql, checksum, earlierChecksums: [] }]);
+    await applyHostMigration(host, db.url);
     mustRun("npm", ["install"], host, MACHINE);
     mustRun("npx", ["prisma", "generate"], host, MACHINE);
     checksBefore = checks(host, MACHINE);
@@ -92,15 +90,9 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
     installOutput = install();
     afterInstall = tree(host);
     // The printed steps, as printed: the settings are given in the environment, `npm start` is the server.
-    for (const step of printedSteps(installOutput)) {
-      if (step.startsWith("Set ")) continue;
-      if (step.endsWith(" start")) {
-        ({ group: server, url: baseUrl } = await startHostApp({ LEADS_API_KEY: TEST_KEY }));
-        continue;
-      }
-      const output = mustRun("sh", ["-c", step], host, settings());
-      if (step.endsWith(" build")) buildAfter = problems(output);
-    }
+    buildAfter = await followSteps(printedSteps(installOutput), host, settings(), async () => {
+      ({ group: server, url: baseUrl } = await startHostApp({ LEADS_API_KEY: TEST_KEY }));
+    });
   }, 1_800_000);
 
   afterAll(async () => {

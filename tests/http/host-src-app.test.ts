@@ -1,16 +1,16 @@
-import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations } from "@/lib/db/migrate";
 import { gateLine } from "@/scripts/host/gate";
 import type { ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import {
+  applyHostMigration,
   checks,
   FIXTURES,
+  followSteps,
   MACHINE,
   mustRun,
   pnpmOnPath,
@@ -61,10 +61,7 @@ beforeAll(async () => {
   db = await createEmptyDatabase();
   env = { ...MACHINE, PATH: pnpmOnPath(parent), DATABASE_URL: db.url };
   // The host as it was: its packages, its client, its migration applied as `prisma migrate deploy` applies it.
-  const crm = "20250301000000_crm";
-  const sql = readFileSync(path.join(host, "prisma/migrations", crm, "migration.sql"), "utf8");
-  const checksum = createHash("sha256").update(sql).digest("hex");
-  await applyMigrations(db.url, [{ name: crm, sql, checksum, earlierChecksums: [] }]);
+  await applyHostMigration(host, db.url);
   mustRun("pnpm", ["install", "--frozen-lockfile"], host, env);
   mustRun("pnpm", ["exec", "prisma", "generate"], host, env);
   // Built first: the layout's types (LayoutProps) come from the build.
@@ -90,16 +87,11 @@ beforeAll(async () => {
     .split("first in it: ")[1];
   const gate = readFileSync(path.join(host, GATE), "utf8");
   writeFileSync(path.join(host, GATE), gate.replace(/(export function proxy\(.*\) \{\n)/, `$1  ${statement}\n`));
-  for (const step of printedSteps(installOutput).slice(1)) {
-    if (step.startsWith("Set ")) continue;
-    if (step.endsWith(" start")) {
-      ({ group: server, url: baseUrl } = await startHost(host, "pnpm", { ...env, LEADS_API_KEY: TEST_KEY }, "/login"));
-      pageAfter = await referralsPage(baseUrl, SESSION);
-      continue;
-    }
-    const output = mustRun("sh", ["-c", step], host, { ...env, LEADS_API_KEY: TEST_KEY });
-    if (step.endsWith(" build")) buildAfter = problems(output);
-  }
+  const settings = { ...env, LEADS_API_KEY: TEST_KEY };
+  buildAfter = await followSteps(printedSteps(installOutput).slice(1), host, settings, async () => {
+    ({ group: server, url: baseUrl } = await startHost(host, "pnpm", settings, "/login"));
+    pageAfter = await referralsPage(baseUrl, SESSION);
+  });
 }, 1_800_000);
 
 afterAll(async () => {
