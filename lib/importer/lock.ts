@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { link, rename, unlink } from "node:fs/promises";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/importer/files";
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createSwaggerSpec } from "next-swagger-doc";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { ERROR_CODES, ERRORS, MAX_BODY_BYTES } from "@/lib/api/errors";
 import { MAX_IF_NONE_MATCH_LENGTH } from "@/lib/api/response";
 import { listLeadsQuery } from "@/lib/leads/schemas";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import { CODES_WITH_ISSUES, ERROR_CODES, ERRORS, MAX_ISSUES, MAX_PATH_CHARS } from "@/lib/api/errors";
 import * as leads from "@/lib/leads/schemas";
 
