@@ -141,18 +141,3 @@ export function mergeSchemas(
   }
   return { schema, added, conflicts };
 }
-
-/** The `output` of the schema's `prisma-client` generator (relative to the schema's folder), or undefined. */
-export function clientOutputOf(schemaText: string): string | undefined {
-  for (const block of parseSchema(schemaText).list) {
-    if (block.type !== "generator") continue;
-    const value = (key: string) => {
-      const assignment = block.assignments.find((a) => a.type === "assignment" && a.key === key);
-      return assignment?.type === "assignment" && typeof assignment.value === "string"
-        ? assignment.value.replace(/^"|"$/g, "")
-        : undefined;
-    };
-    if (value("provider") === "prisma-client") return value("output");
-  }
-  return undefined;
-}
