@@ -19,7 +19,7 @@ import { requestSchemas, responseSchemas } from "@/lib/openapi/schemas";
  * this definition: the typed operations (lib/openapi/<noun>/<verb>.ts, ./operation.ts)
  * as its paths, and what they refer to: schemas and query parameters from zod
  * (lib/leads/schemas.ts, ./schemas.ts), examples (./examples.ts), the integrators'
- * guide (./guide.md). scripts/build-openapi.ts writes the result to public/openapi.json.
+ * guide (./guide.md). /openapi.json serves the result (./served.ts).
  */
 
 type Json = Record<string, unknown>;
