@@ -34,11 +34,10 @@ const SCHEMA_FOLDER_FILE = "lead_intake.prisma";
 const NEEDS_FILE = "scripts/host/needs.json";
 /** The host's own packages (and what comes with Next), which the module uses as the host has them. */
 const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
-/** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, the build's runner. */
+/** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, host:check's runner */
 const UNIMPORTED = { dependencies: ["prisma", "@prisma/client", "swagger-ui-dist"], devDependencies: ["tsx"] };
 const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
 const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
-const BUILD_STEP = "tsx scripts/build-openapi.ts";
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
 /** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
 const startPreload = (sourceRoot: string) => `NODE_OPTIONS="$NODE_OPTIONS --import=./${sourceRoot}${PRELOAD_FILE}"`;
@@ -57,8 +56,7 @@ function main(hostArg: string | undefined): void {
   // Everything is read and decided before anything is written: a refusal leaves the host as it was.
   const record = readRecord(host);
   const schema = planSchema(host, project, new Set(record.schema.filter((entry) => entry.includes("."))));
-  // A host's own gate stays; the module's proxy.ts (the docs' headers) would take its place.
-  const copied = moduleFiles(MODULE_ROOT).filter((file) => !(project.gate && file === "proxy.ts"));
+  const copied = moduleFiles(MODULE_ROOT);
   const files = new Map<string, string | Buffer>(
     copied.map((file) => [hostPathOf(project, file), moduleFileFor(project, file)]),
   );
@@ -209,7 +207,7 @@ function importedPackages(files: string[]): Set<string> {
 
 /**
  * The host's package.json with the packages the module uses, at exactly the versions of this project's lock, the
- * docs build step in its build, and `host:check`. A package the host already lists keeps the host's range.
+ * preload in its start script, and `host:check`. A package the host already lists keeps the host's range.
  */
 function planPackages(hostPackage: HostPackage, files: string[], project: HostProject) {
   const lock = readJson<{ packages: Record<string, { version: string; peerDependencies?: Record<string, string> }> }>(
@@ -268,11 +266,6 @@ function planPackages(hostPackage: HostPackage, files: string[], project: HostPr
     );
   const scripts = { ...json.scripts };
   const set: InstallRecord["scripts"] = {};
-  const build = scripts.build ?? "next build";
-  if (!build.includes(BUILD_STEP)) {
-    set.build = { before: scripts.build ?? null, after: `${BUILD_STEP} && ${build}` };
-    changes.push(`build runs "${BUILD_STEP}" first`);
-  }
   const start = scripts.start ?? "";
   const preload = startPreload(project.sourceRoot);
   if (!start.includes(`${project.sourceRoot}${PRELOAD_FILE}`)) {

@@ -127,12 +127,17 @@ export function pnpmOnPath(parent: string): string {
   return `${bin}${path.delimiter}${process.env.PATH ?? ""}`;
 }
 
-/** The host's own migration (the fixtures' CRM tables), applied as `prisma migrate deploy` applies it. */
-export async function applyHostMigration(host: string, databaseUrl: string): Promise<void> {
-  const name = "20250301000000_crm";
-  const sql = readFileSync(path.join(host, "prisma/migrations", name, "migration.sql"), "utf8");
-  const checksum = createHash("sha256").update(sql).digest("hex");
-  await applyMigrations(databaseUrl, [{ name, sql, checksum, earlierChecksums: [] }]);
+/** The host's own migrations (in prisma/migrations before the install), applied as `prisma migrate deploy` does. */
+export async function applyHostMigrations(host: string, databaseUrl: string): Promise<void> {
+  const folder = path.join(host, "prisma/migrations");
+  const migrations = readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map(({ name }) => {
+      const sql = readFileSync(path.join(folder, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex"), earlierChecksums: [] };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+  await applyMigrations(databaseUrl, migrations);
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import {
-  applyHostMigration,
+  applyHostMigrations,
   checks,
   FIXTURES,
   followSteps,
@@ -35,8 +35,9 @@ import { createEmptyDatabase } from "../helpers/host-install";
  * build, the host's own `npm start`, host:check), on the host's database: the module's API, /docs and the host's own
  * page are served by the host's one server, and the host's lint, typecheck, build and page come out as they went in.
  *
- * Each variant is the base fixture with the files of an overlay folder on top: `lean` (tests/fixtures/host-app-lean)
- * has referrals with only the columns the module writes and users without created_at.
+ * Each variant is the base fixture with the files of an overlay folder on top: tests/fixtures/host-app-lean adds a
+ * migration of the host's that leaves referrals with only the columns the module writes and users without
+ * created_at, and its schema without their fields.
  */
 /** The files the install edits in place; every other change is a file of the manifest or the install's record. */
 const EDITED = ["next.config.ts", "package.json", "prisma/schema.prisma"];
@@ -72,12 +73,13 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
     cpSync(path.join(FIXTURES, "host-app"), host, { recursive: true });
     if (variant.overlay) cpSync(path.join(FIXTURES, variant.overlay), host, { recursive: true });
     db = await createEmptyDatabase();
-    // The host as it was: its packages, its client, its migration applied as `prisma migrate deploy` applies it.
-    await applyHostMigration(host, db.url);
+    // The host as it was: its packages, its client, its migrations applied as `prisma migrate deploy` applies them.
+    await applyHostMigrations(host, db.url);
     mustRun("npm", ["install"], host, MACHINE);
     mustRun("npx", ["prisma", "generate"], host, MACHINE);
-    checksBefore = checks(host, MACHINE);
+    // After the build, as after the install's steps: the host's typecheck reads the route types the build generates.
     buildBefore = problems(mustRun("npm", ["run", "build"], host, MACHINE));
+    checksBefore = checks(host, MACHINE);
     const { group, url } = await startHostApp({});
     try {
       pageBefore = await referralsPage(url);
