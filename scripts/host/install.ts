@@ -6,7 +6,13 @@ import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
-import { readHostPackage, type HostPackage } from "./host-package";
+import {
+  installAndGenerate,
+  packageManagerOf,
+  readHostPackage,
+  type HostPackage,
+  type PackageManager,
+} from "./host-package";
 import { moduleFiles, PRELOAD, PRELOAD_FILE, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
@@ -120,21 +126,13 @@ function main(hostArg: string | undefined): void {
   console.log(lines.join("\n"));
 }
 
-/** The host's package manager, by its lockfile. */
-function packageManagerOf(host: HostFolder): "npm" | "pnpm" | "yarn" {
-  if (host.exists("pnpm-lock.yaml")) return "pnpm";
-  if (host.exists("yarn.lock")) return "yarn";
-  return "npm";
-}
-
 /**
  * The steps after the install, each a command to run as printed but the settings: the packages and the client, the
  * settings, the build, the host's own start (its start script, which has the preload), then the check.
  */
-function leftToDo(manager: "npm" | "pnpm" | "yarn"): string[] {
-  const exec = { npm: "npx", pnpm: "pnpm exec", yarn: "yarn" }[manager];
+function leftToDo(manager: PackageManager): string[] {
   return [
-    `${manager} install && ${exec} prisma generate`,
+    installAndGenerate(manager),
     `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL (the ` +
       "host's PostgreSQL) in the environment or the host's .env",
     `${manager} run build`,

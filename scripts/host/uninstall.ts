@@ -6,7 +6,7 @@ import * as nextEnv from "@next/env";
 import pg from "pg";
 import { classifyFailure } from "../../lib/db/failures";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
-import { readHostPackage } from "./host-package";
+import { installAndGenerate, packageManagerOf, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { migrationObjects, type MigrationObjects } from "./needs-of";
 import { withoutServerExternalPackages } from "./next-config";
@@ -77,6 +77,7 @@ async function main(args: string[]): Promise<void> {
     return;
   }
   for (const file of removed) host.pruneEmptyFolders(file);
+  lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(packageManagerOf(host))}`);
   console.log([`Lead Intake module taken out of ${host.root}:`, ...lines].join("\n"));
 }
 
