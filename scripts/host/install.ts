@@ -26,11 +26,10 @@ const HOST_SCHEMA = "prisma/schema.prisma";
 const NEEDS_FILE = "scripts/host/needs.json";
 /** The host's own packages (and what comes with Next), which the module uses as the host has them. */
 const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
-/** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, the build's runner. */
+/** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, host:check's runner */
 const UNIMPORTED = { dependencies: ["prisma", "@prisma/client", "swagger-ui-dist"], devDependencies: ["tsx"] };
 const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
 const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
-const BUILD_STEP = "tsx scripts/build-openapi.ts";
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
 /** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
 const START_PRELOAD = `NODE_OPTIONS="$NODE_OPTIONS --import=./${PRELOAD_FILE}"`;
@@ -202,7 +201,7 @@ function importedPackages(files: string[]): Set<string> {
 
 /**
  * The host's package.json with the packages the module uses, at exactly the versions of this project's lock, the
- * docs build step in its build, and `host:check`. A package the host already lists keeps the host's range.
+ * preload in its start script, and `host:check`. A package the host already lists keeps the host's range.
  */
 function planPackages(hostPackage: HostPackage, files: string[]) {
   const lock = readJson<{ packages: Record<string, { version: string; peerDependencies?: Record<string, string> }> }>(
@@ -250,11 +249,6 @@ function planPackages(hostPackage: HostPackage, files: string[]) {
     );
   const scripts = { ...json.scripts };
   const set: InstallRecord["scripts"] = {};
-  const build = scripts.build ?? "next build";
-  if (!build.includes(BUILD_STEP)) {
-    set.build = { before: scripts.build ?? null, after: `${BUILD_STEP} && ${build}` };
-    changes.push(`build runs "${BUILD_STEP}" first`);
-  }
   const start = scripts.start ?? "";
   if (!start.includes(PRELOAD_FILE)) {
     if (/^next start\b/.test(start)) {

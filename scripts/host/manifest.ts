@@ -32,8 +32,10 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     what: "The preload of `next start`: request and write timeouts, JSON 405 for methods Next refuses itself.",
   },
   {
-    paths: ["app/docs/page.tsx", "components/SwaggerDocs.tsx", "proxy.ts", "lib/openapi/", "scripts/build-openapi.ts"],
-    what: "`/docs` and `/openapi.json` (written into `public/` by the build step) and their security headers.",
+    paths: ["app/docs/route.ts", "app/openapi.json/route.ts", "app/swagger-ui/", "lib/openapi/"],
+    what:
+      "`/docs`, `/openapi.json` (built from the zod schemas on its first request) and Swagger UI's two files " +
+      "(from the installed `swagger-ui-dist`), each with its security headers, from the module's own route handlers.",
   },
   {
     paths: ["lib/api/"],

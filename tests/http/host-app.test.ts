@@ -22,8 +22,9 @@ import { createEmptyDatabase } from "../helpers/host-install";
  * build, the host's own `npm start`, host:check), on the host's database: the module's API, /docs and the host's own
  * page are served by the host's one server, and the host's lint, typecheck, build and page come out as they went in.
  *
- * Each variant is the base fixture with the files of an overlay folder on top: `lean` (tests/fixtures/host-app-lean)
- * has referrals with only the columns the module writes and users without created_at.
+ * Each variant is the base fixture with the files of an overlay folder on top: tests/fixtures/host-app-lean adds a
+ * migration of the host's that leaves referrals with only the columns the module writes and users without
+ * created_at, and its schema without their fields.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const FIXTURES = path.join(ROOT, "tests/fixtures");
@@ -145,15 +146,20 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
     cpSync(path.join(FIXTURES, "host-app"), host, { recursive: true });
     if (variant.overlay) cpSync(path.join(FIXTURES, variant.overlay), host, { recursive: true });
     db = await createEmptyDatabase();
-    // The host as it was: its packages, its client, its migration applied as `prisma migrate deploy` applies it.
-    const crm = "20250301000000_crm";
-    const sql = readFileSync(path.join(host, "prisma/migrations", crm, "migration.sql"), "utf8");
-    const checksum = createHash("sha256").update(sql).digest("hex");
-    await applyMigrations(db.url, [{ name: crm, sql, checksum, earlierChecksums: [] }]);
+    // The host as it was: its packages, its client, its migrations applied as `prisma migrate deploy` applies them.
+    const migrations = readdirSync(path.join(host, "prisma/migrations"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map(({ name }) => {
+        const sql = readFileSync(path.join(host, "prisma/migrations", name, "migration.sql"), "utf8");
+        return { name, sql, checksum: createHash("sha256").update(sql).digest("hex"), earlierChecksums: [] };
+      })
+      .sort((a, b) => a.name.localeCompare(b.name));
+    await applyMigrations(db.url, migrations);
     mustRun("npm", ["install"], host, MACHINE);
     mustRun("npx", ["prisma", "generate"], host, MACHINE);
-    checksBefore = checks(host, MACHINE);
+    // After the build, as after the install's steps: the host's typecheck reads the route types the build generates.
     buildBefore = problems(mustRun("npm", ["run", "build"], host, MACHINE));
+    checksBefore = checks(host, MACHINE);
     const { group, url } = await startHost({});
     try {
       pageBefore = await referralsPage(url);

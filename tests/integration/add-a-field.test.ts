@@ -99,7 +99,6 @@ describe("adding an optional lead field by README's recipe", () => {
 
     for (const [command, ...args] of [
       ["npm", "run", "db:generate"],
-      ["npx", "tsx", "scripts/build-openapi.ts"],
       ["npx", "tsx", "scripts/client-types.ts"],
       ["npx", "tsc", "--noEmit"],
     ]) {
