@@ -61,11 +61,20 @@ const install = () => {
 
 // Each case runs the scripts as processes (a few seconds each, more on a busy machine).
 describe("host:install refuses a host folder that would make it read or write outside it", { timeout: 120_000 }, () => {
-  it("a dangling proxy.ts link", () => {
+  it("a dangling link where the module writes a file (instrumentation.ts)", () => {
+    const { host, outside } = arrange();
+    symlinkSync(path.join(outside, "instrumentation.ts"), path.join(host, "instrumentation.ts"));
+    expectRefused("install", [host], "host:install: instrumentation.ts is a link to nothing");
+    expect(existsSync(path.join(outside, "instrumentation.ts"))).toBe(false);
+  });
+
+  it("a dangling proxy.ts link, the host's own file: left as it is, and nothing written through it", () => {
     const { host, outside } = arrange();
     symlinkSync(path.join(outside, "proxy.ts"), path.join(host, "proxy.ts"));
-    expectRefused("install", [host], "host:install: proxy.ts is a link to nothing");
-    expect(existsSync(path.join(outside, "proxy.ts"))).toBe(false);
+    const outsideBefore = snapshot(outside);
+    install();
+    expect(snapshot(outside)).toEqual(outsideBefore);
+    expect(snapshot(host).get("proxy.ts")).toBe(`link ${path.join(outside, "proxy.ts")}`);
   });
 
   it("a lib/ folder linked outside", () => {
