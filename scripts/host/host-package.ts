@@ -28,3 +28,18 @@ export function parseJson(text: string, file: string): unknown {
     refuse(`${file} is not valid JSON (${(error as Error).message})`);
   }
 }
+
+export type PackageManager = "npm" | "pnpm" | "yarn";
+
+/** The host's package manager, by its lockfile. */
+export function packageManagerOf(host: HostFolder): PackageManager {
+  if (host.exists("pnpm-lock.yaml")) return "pnpm";
+  if (host.exists("yarn.lock")) return "yarn";
+  return "npm";
+}
+
+/** The step after an install or uninstall: the host's packages as its package.json now lists them, and its client. */
+export function installAndGenerate(manager: PackageManager): string {
+  const exec = { npm: "npx", pnpm: "pnpm exec", yarn: "yarn" }[manager];
+  return `${manager} install && ${exec} prisma generate`;
+}

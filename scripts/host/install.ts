@@ -6,7 +6,7 @@ import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
-import { readHostPackage, type HostPackage } from "./host-package";
+import { installAndGenerate, readHostPackage, type HostPackage } from "./host-package";
 import { moduleFiles, PRELOAD_FILE, preloadFor, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
 import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
@@ -146,9 +146,8 @@ function main(hostArg: string | undefined): void {
  * settings, the build, the host's own start (its start script, which has the preload), then the check.
  */
 function leftToDo(manager: PackageManager): string[] {
-  const exec = { npm: "npx", pnpm: "pnpm exec" }[manager];
   return [
-    `${manager} install && ${exec} prisma generate`,
+    installAndGenerate(manager),
     `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL (the ` +
       "host's PostgreSQL) in the environment or the host's .env",
     `${manager} run build`,

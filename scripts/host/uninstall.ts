@@ -1,12 +1,13 @@
 // `npm run host:uninstall -- <host-dir> [--yes]`: takes out what `host:install` put into a host (docs/host-guide.md,
 // "Uninstalling"). Without --yes it prints what it would do and changes nothing.
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import * as nextEnv from "@next/env";
 import pg from "pg";
 import { classifyFailure } from "../../lib/db/failures";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
-import { readHostPackage } from "./host-package";
+import { installAndGenerate, packageManagerOf, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { migrationObjects, type MigrationObjects } from "./needs-of";
 import { withoutServerExternalPackages } from "./next-config";
@@ -31,6 +32,13 @@ async function main(args: string[]): Promise<void> {
   const host = new HostFolder(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
   const record = readRecord(host);
   if (Object.keys(record.files).length === 0) refuse(`${host.root} has no ${STATE_FILE}: the module is not installed`);
+  // What to drop is read from this clone's migrations: an older clone would not know a newer module's objects.
+  const version = (JSON.parse(readFileSync(path.join(MODULE_ROOT, "package.json"), "utf8")) as { version: string })
+    .version;
+  if (compareVersions(record.version, version) > 0)
+    refuse(
+      `the host has the module's ${record.version}, newer than this clone's ${version}; uninstall from a clone of it`,
+    );
 
   // Every file read and every change decided before the first change.
   const lines: string[] = [];
@@ -54,6 +62,7 @@ async function main(args: string[]): Promise<void> {
       `tables ${objects.tables.join(", ")}; functions ${objects.functions.join(", ")}; ` +
       `and the module's ${objects.migrations.length} rows of _prisma_migrations. The rows of the host's tables stay.`,
   );
+  // Checked before Next's loader reads them: a link out of the folder, or a FIFO, is refused.
   for (const file of ENV_FILES) host.exists(file);
   const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
   env.loadEnvConfig(host.root, false, { info: () => {}, error: () => {} });
@@ -77,7 +86,15 @@ async function main(args: string[]): Promise<void> {
     return;
   }
   for (const file of removed) host.pruneEmptyFolders(file);
+  lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(packageManagerOf(host))}`);
   console.log([`Lead Intake module taken out of ${host.root}:`, ...lines].join("\n"));
+}
+
+/** Negative, zero or positive as version `a` is older than, the same as or newer than `b` (major.minor.patch). */
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [a, b].map((v) => v.split(".").map((part) => Number.parseInt(part, 10) || 0));
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
 }
 
 /** package.json without the packages and scripts the install added, where the host left them as installed. */

@@ -59,12 +59,22 @@ const install = () => {
   expect(result.status, result.stderr).toBe(0);
 };
 
-describe("host:install refuses a host folder that would make it read or write outside it", () => {
-  it("a dangling proxy.ts link", () => {
+// Each case runs the scripts as processes (a few seconds each, more on a busy machine).
+describe("host:install refuses a host folder that would make it read or write outside it", { timeout: 120_000 }, () => {
+  it("a dangling link where the module writes a file (instrumentation.ts)", () => {
+    const { host, outside } = arrange();
+    symlinkSync(path.join(outside, "instrumentation.ts"), path.join(host, "instrumentation.ts"));
+    expectRefused("install", [host], "host:install: instrumentation.ts is a link to nothing");
+    expect(existsSync(path.join(outside, "instrumentation.ts"))).toBe(false);
+  });
+
+  it("a dangling proxy.ts link, the host's own file: left as it is, and nothing written through it", () => {
     const { host, outside } = arrange();
     symlinkSync(path.join(outside, "proxy.ts"), path.join(host, "proxy.ts"));
-    expectRefused("install", [host], "host:install: proxy.ts is a link to nothing");
-    expect(existsSync(path.join(outside, "proxy.ts"))).toBe(false);
+    const outsideBefore = snapshot(outside);
+    install();
+    expect(snapshot(outside)).toEqual(outsideBefore);
+    expect(snapshot(host).get("proxy.ts")).toBe(`link ${path.join(outside, "proxy.ts")}`);
   });
 
   it("a lib/ folder linked outside", () => {
@@ -99,6 +109,14 @@ describe("host:install refuses a host folder that would make it read or write ou
     expectRefused("uninstall", [host, "--yes"], said);
   });
 
+  it("uninstall from a clone older than the installed module: refused, as it would not know all of its objects", () => {
+    const { host } = arrange();
+    install();
+    const record = JSON.parse(readFileSync(path.join(host, STATE_FILE), "utf8"));
+    writeFileSync(path.join(host, STATE_FILE), JSON.stringify({ ...record, version: "99.0.0" }));
+    expectRefused("uninstall", [host, "--yes"], /the host has the module's 99\.0\.0, newer than this clone's \d/);
+  });
+
   it("uninstall after the host linked lib/ out: the files there stay", () => {
     const { host, outside } = arrange();
     install();
@@ -111,38 +129,44 @@ describe("host:install refuses a host folder that would make it read or write ou
   });
 });
 
-describe("host:install refuses what is not a regular file, and what does not parse, before writing anything", () => {
-  it.each([
-    ["a folder", (file: string) => mkdirSync(file)],
-    ["a FIFO", (file: string) => execFileSync("mkfifo", [file])],
-  ])("next.config.mjs that is %s", (_, make) => {
-    const { host } = arrange();
-    rmSync(path.join(host, "next.config.ts"));
-    make(path.join(host, "next.config.mjs"));
-    expectRefused("install", [host], "host:install: next.config.mjs is not a regular file");
-  });
+describe(
+  "host:install refuses what is not a regular file, and what does not parse, before writing anything",
+  {
+    timeout: 120_000,
+  },
+  () => {
+    it.each([
+      ["a folder", (file: string) => mkdirSync(file)],
+      ["a FIFO", (file: string) => execFileSync("mkfifo", [file])],
+    ])("next.config.mjs that is %s", (_, make) => {
+      const { host } = arrange();
+      rmSync(path.join(host, "next.config.ts"));
+      make(path.join(host, "next.config.mjs"));
+      expectRefused("install", [host], "host:install: next.config.mjs is not a regular file");
+    });
 
-  it.each([
-    ["package.json", "{ not json", /host:install: package\.json is not valid JSON \(.+\); nothing/],
-    [
-      "package.json",
-      '{"dependencies":{"next":"16.4.3"},"scripts":{"build":5}}',
-      "package.json: scripts.build is 5, not a string",
-    ],
-    ["package.json", "[]", "host:install: package.json is not a JSON object"],
-    [
-      "prisma/schema.prisma",
-      "model {{ broken",
-      /host:install: prisma\/schema\.prisma cannot be read as a Prisma schema \(.+\)/,
-    ],
-    [STATE_FILE, "{", `host:install: ${STATE_FILE} is not valid JSON`],
-    [STATE_FILE, '{"version":"1","files":{"a.ts":"short"}}', `${STATE_FILE}: files["a.ts"] is not a SHA-256`],
-  ])("%s holding %s", (file, content, sentence) => {
-    const { host } = arrange();
-    writeFileSync(path.join(host, file), content);
-    expectRefused("install", [host], sentence);
-  });
-});
+    it.each([
+      ["package.json", "{ not json", /host:install: package\.json is not valid JSON \(.+\); nothing/],
+      [
+        "package.json",
+        '{"dependencies":{"next":"16.4.3"},"scripts":{"build":5}}',
+        "package.json: scripts.build is 5, not a string",
+      ],
+      ["package.json", "[]", "host:install: package.json is not a JSON object"],
+      [
+        "prisma/schema.prisma",
+        "model {{ broken",
+        /host:install: prisma\/schema\.prisma cannot be read as a Prisma schema \(.+\)/,
+      ],
+      [STATE_FILE, "{", `host:install: ${STATE_FILE} is not valid JSON`],
+      [STATE_FILE, '{"version":"1","files":{"a.ts":"short"}}', `${STATE_FILE}: files["a.ts"] is not a SHA-256`],
+    ])("%s holding %s", (file, content, sentence) => {
+      const { host } = arrange();
+      writeFileSync(path.join(host, file), content);
+      expectRefused("install", [host], sentence);
+    });
+  },
+);
 
 describe("the host folder's staged writes", () => {
   it("a failure part way puts back what was written and says which file failed", () => {

@@ -83,7 +83,7 @@ afterAll(async () => {
   if (folders) rmSync(folders.parent, { recursive: true, force: true });
 });
 
-describe("npm run host:uninstall", () => {
+describe("npm run host:uninstall", { timeout: 120_000 }, () => {
   it("without --yes: says what it would remove and drop, and changes nothing", async () => {
     const files = snapshot(folders.host);
     const objects = await catalog();
