@@ -65,9 +65,15 @@ function paths(): Record<string, Record<string, Operation>> {
   return paths;
 }
 
-/** The guide, from the working directory: beside lib/ in this project, under src/ in a host's src/ layout. */
-const GUIDE =
-  ["lib/openapi/guide.md", "src/lib/openapi/guide.md"].find((file) => existsSync(file)) ?? "lib/openapi/guide.md";
+/**
+ * The guide, from the working directory: beside lib/ in this project, under src/ in a host's src/ layout. Each path is
+ * written out whole, so that the build traces the file rather than the whole project.
+ */
+function guide(): string {
+  return existsSync("lib/openapi/guide.md")
+    ? readFileSync("lib/openapi/guide.md", "utf8")
+    : readFileSync("src/lib/openapi/guide.md", "utf8");
+}
 
 function openApiDefinition(): Json {
   return {
@@ -75,7 +81,7 @@ function openApiDefinition(): Json {
     info: {
       title: "Lead Intake API",
       version: "1.1.0", // the contract version (spec "Versioning"); not part of any path
-      description: readFileSync(GUIDE, "utf8").replaceAll("{{MAX_BODY_BYTES}}", String(MAX_BODY_BYTES)),
+      description: guide().replaceAll("{{MAX_BODY_BYTES}}", String(MAX_BODY_BYTES)),
       // Placeholders for the host to fill in before publishing the document (docs/integrators.md).
       contact: { name: "Host CRM administrator", email: "crm-admin@example.com" },
       license: { name: "Proprietary", url: "https://example.com/lead-intake/terms" },

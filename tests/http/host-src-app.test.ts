@@ -146,7 +146,8 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
   it("creates a lead through the host's server and lists it; the host's page shows it behind its gate", async () => {
     const lead = { leadName: "Src Host Lead", leadMobileNumber: "012-345 6789", referrer: "Src Roadshow" };
     const created = await call("POST", "/api/leads", { baseUrl, body: lead }).catch((error: unknown) => {
-      throw new Error(`${String(error)}; the host's server said:\n${server.output().slice(-3000)}`);
+      const cause = (error as { cause?: unknown }).cause;
+      throw new Error(`${String(error)} (${String(cause)}); the host's server said:\n${server.output().slice(-3000)}`);
     });
     expect(created.status, created.text).toBe(201);
     const listed = await call("GET", `/api/leads?referrer=${created.body.lead.referrer.customerId}`, { baseUrl });
