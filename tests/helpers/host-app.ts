@@ -88,12 +88,15 @@ export function checks(host: string, env: Record<string, string | undefined>, ma
   };
 }
 
-/** The text of the host's /referrals page's <main>, without markup. */
+/** The text of the host's /referrals page, streamed parts included, without markup, scripts or styles. */
 export async function referralsPage(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${url}/referrals`, { headers });
-  const html = await res.text();
-  const main = /<main[^>]*>([\s\S]*?)<\/main>/.exec(html)?.[1] ?? html;
-  return { status: res.status, text: main.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, "|") };
+  const text = (await res.text())
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/g, "")
+    .replace(/<!-- -->/g, "")
+    .replace(/<[^>]+>/g, "|")
+    .replace(/\|+/g, "|");
+  return { status: res.status, text };
 }
 
 /** The host started the way it starts, its package manager's `start` (after the install, with the preload). */
