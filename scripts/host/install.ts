@@ -94,7 +94,8 @@ function main(hostArg: string | undefined): void {
       (current === undefined ? report.added : report.updated).push(file);
     } else {
       report.kept.push(file);
-      recorded[file] = record.files[file] ?? "";
+      // Still the module's where an install wrote it; a file of the host's own that no install wrote stays unrecorded.
+      if (file in record.files) recorded[file] = record.files[file];
       continue;
     }
     recorded[file] = wanted;

@@ -77,6 +77,17 @@ describe("host:install refuses a host folder that would make it read or write ou
     expect(snapshot(host).get("proxy.ts")).toBe(`link ${path.join(outside, "proxy.ts")}`);
   });
 
+  it("a file of the host's own where the module has one: kept and named, and the next install runs too", () => {
+    const { host } = arrange();
+    writeFileSync(path.join(host, "instrumentation.ts"), "export function register() {}\n");
+    for (let run = 0; run < 2; run++) {
+      const result = runHostScript("install", [host]);
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toContain("- kept, edited by the host (compare with the module's): instrumentation.ts");
+    }
+    expect(readFileSync(path.join(host, "instrumentation.ts"), "utf8")).toBe("export function register() {}\n");
+  });
+
   it("a lib/ folder linked outside", () => {
     const { host, outside } = arrange();
     linkOut("lib");
