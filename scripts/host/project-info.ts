@@ -71,9 +71,10 @@ export function readHostProject(host: HostFolder): HostProject {
     client,
     packageManager: packageManagerOf(host, manifest),
     majors: majorsOf(manifest),
+    // Only named, never read: a gate that is a link, even to nothing, is the host's to keep.
     gate: [sourceRoot, ""]
       .flatMap((root) => GATE_NAMES.map((name) => `${root}${name}`))
-      .find((file) => host.exists(file)),
+      .find((file) => lstatSync(path.join(host.root, file), { throwIfNoEntry: false }) !== undefined),
   };
 }
 
@@ -174,8 +175,8 @@ function clientOf(texts: string[], files: string[]): PrismaClientInfo | undefine
     let schema;
     try {
       schema = getSchema(text);
-    } catch {
-      refuse(`${files[i]} cannot be parsed as a Prisma schema`);
+    } catch (error) {
+      refuse(`${files[i]} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
     }
     for (const block of schema.list) {
       if (block.type !== "generator") continue;
