@@ -182,5 +182,5 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     expect(checks(host, env, "pnpm")).toEqual(checksBefore);
     expect(buildAfter).toEqual(buildBefore);
     expect(pageAfter).toEqual(pageBefore);
-  });
+  }, 300_000);
 });
