@@ -158,7 +158,7 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     const gated = await fetch(`${baseUrl}/referrals`, { redirect: "manual" });
     expect({ status: gated.status, location: gated.headers.get("location") }).toEqual({
       status: 307,
-      location: `${baseUrl}/login`,
+      location: "/login",
     });
   });
 
