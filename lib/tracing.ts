@@ -1,5 +1,4 @@
-import type { Context } from "@opentelemetry/api";
-import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { PrismaInstrumentation } from "@prisma/instrumentation";
 import { registerOTel } from "@vercel/otel";
 import { withoutKeys } from "@/lib/api/log";
@@ -26,7 +25,7 @@ export function registerTracing(): void {
  * access log does).
  */
 class WithoutQueryString implements SpanProcessor {
-  onStart(span: Span, _context: Context): void {
+  onStart(span: Span): void {
     const target = span.attributes["http.target"];
     if (typeof target !== "string") return;
     const query = target.indexOf("?");
@@ -34,7 +33,7 @@ class WithoutQueryString implements SpanProcessor {
     if (path !== target) span.setAttribute("http.target", path);
   }
 
-  onEnd(_span: ReadableSpan): void {}
+  onEnd(): void {}
 
   forceFlush(): Promise<void> {
     return Promise.resolve();

@@ -192,6 +192,15 @@ export const VARIABLES: Variable[] = [
     meaning: "Not yours to set: `instrumentation.ts` loads its Node.js work only under `nodejs`.",
   },
   {
+    name: "LEADS_HOST_URL",
+    default: "unset",
+    range: "a base URL",
+    where: ["host:check"],
+    meaning:
+      "The host's own server, for `host:check` to try the module's paths through the host's gate (as `--url` does; " +
+      "[checking a host](host-guide.md#checking-a-host)).",
+  },
+  {
     name: "INIT_CWD",
     default: "set by npm",
     range: "a folder",

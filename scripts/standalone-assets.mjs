@@ -1,7 +1,7 @@
 // Run by `npm run build` after `next build`: copies what Next's standalone output leaves to
 // the host (https://nextjs.org/docs/app/api-reference/config/next-config-js/output) into
-// .next/standalone, so that `node .next/standalone/server.js` serves /docs, /openapi.json
-// and the page assets as `next start` does.
+// .next/standalone, so that `node .next/standalone/server.js` serves the page assets as
+// `next start` does.
 import { cpSync, existsSync, rmSync } from "node:fs";
 
 const STANDALONE = ".next/standalone";
@@ -12,5 +12,5 @@ for (const [from, to] of [
   [".next/static", `${STANDALONE}/.next/static`],
 ]) {
   rmSync(to, { recursive: true, force: true });
-  cpSync(from, to, { recursive: true });
+  if (existsSync(from)) cpSync(from, to, { recursive: true }); // this project has no public/ of its own
 }

@@ -31,16 +31,9 @@ export type MatchedKey = "current" | "previous";
  * does not tell which one matched; the URL is never looked at.
  */
 export function authenticate(request: Request): MatchedKey {
-  const current = process.env.LEADS_API_KEY;
+  if (!apiConfigured()) throw new ApiError("API_NOT_CONFIGURED");
+  const current = process.env.LEADS_API_KEY as string;
   const previous = process.env.LEADS_API_KEY_PREVIOUS;
-  if (
-    !current ||
-    current.length < MIN_KEY_LENGTH ||
-    (previous && previous.length < MIN_KEY_LENGTH) ||
-    dataOperationsRefused()
-  ) {
-    throw new ApiError("API_NOT_CONFIGURED");
-  }
   const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
   const matched = presented === undefined ? undefined : keyMatching(presented, current, previous);
   if (matched) return matched;
@@ -53,6 +46,18 @@ function keyMatching(value: string, current: string, previous: string | undefine
   const isCurrent = timingSafeEqual(digest, keyDigest(current));
   const isPrevious = previous ? timingSafeEqual(digest, keyDigest(previous)) : false;
   return isCurrent ? "current" : isPrevious ? "previous" : undefined;
+}
+
+/** Whether the data operations can answer: a usable key, or two, and every setting read (readiness says so too). */
+export function apiConfigured(): boolean {
+  const current = process.env.LEADS_API_KEY;
+  const previous = process.env.LEADS_API_KEY_PREVIOUS;
+  return Boolean(
+    current &&
+    current.length >= MIN_KEY_LENGTH &&
+    !(previous && previous.length < MIN_KEY_LENGTH) &&
+    !dataOperationsRefused(),
+  );
 }
 
 /** The configured keys (current, then previous when set), for whatever must never show them (the access log). */

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "zod/v4";
 import { ApiError, boundedIssues, issueAt, type Issue } from "@/lib/api/errors";
 import { MESSAGES } from "@/lib/leads/messages";
 import { validate } from "@/lib/leads/schemas";

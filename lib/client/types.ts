@@ -2,7 +2,7 @@ import type { components, operations } from "./openapi.js";
 
 /**
  * The client's types, all derived from lib/client/openapi.ts, which is generated from
- * the service's own OpenAPI document (public/openapi.json). Request bodies, success
+ * the service's own OpenAPI document (/openapi.json). Request bodies, success
  * bodies and each operation's error codes come from there, so a contract change
  * reaches the client's types through `npm run client:types`.
  */

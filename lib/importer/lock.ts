@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { link, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { checkRegularOrAbsent, diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/importer/files";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import type { Customer, Referral } from "@/lib/generated/prisma/client";
 import { text } from "@/lib/leads/text";
 

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "zod/v4";
 
 /**
  * The one home of the validation messages: every `issues[].message` of a 400 is worded here, in the spec's terms

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import { MOBILE_INPUT_PATTERN, MOBILE_PATTERN, normaliseMobile } from "@/lib/leads/mobile";
 import { listedOptionalFields, optionalFieldInputs } from "@/lib/leads/fields";
 import { cleanSourceName } from "@/lib/leads/source-name";

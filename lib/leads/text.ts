@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 
 /**
  * In a body, any character PostgreSQL text can store (lib/api/body.ts refuses U+0000 and unpaired surrogates), and one

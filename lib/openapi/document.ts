@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createSwaggerSpec } from "next-swagger-doc";
-import { z } from "zod";
+import { z } from "zod/v4";
 import { ERROR_CODES, ERRORS, MAX_BODY_BYTES } from "@/lib/api/errors";
 import { MAX_IF_NONE_MATCH_LENGTH } from "@/lib/api/response";
 import { listLeadsQuery } from "@/lib/leads/schemas";
@@ -19,7 +19,7 @@ import { requestSchemas, responseSchemas } from "@/lib/openapi/schemas";
  * this definition: the typed operations (lib/openapi/<noun>/<verb>.ts, ./operation.ts)
  * as its paths, and what they refer to: schemas and query parameters from zod
  * (lib/leads/schemas.ts, ./schemas.ts), examples (./examples.ts), the integrators'
- * guide (./guide.md). scripts/build-openapi.ts writes the result to public/openapi.json.
+ * guide (./guide.md). /openapi.json serves the result (./served.ts).
  */
 
 type Json = Record<string, unknown>;
@@ -34,7 +34,12 @@ function componentSchemas(named: Record<string, z.ZodType>, io: "input" | "outpu
     uri: (id) => `#/components/schemas/${id}`,
   });
   if ("__shared" in schemas) throw new Error("Unnamed shared schema in the OpenAPI components");
-  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema, $id, ...schema }]) => [id, schema]));
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, without(schema, "$schema", "$id")]));
+}
+
+/** A JSON object without the keys named (named, not destructured: a host's lint flags unused destructured names). */
+function without(json: Json, ...keys: string[]): Json {
+  return Object.fromEntries(Object.entries(json).filter(([key]) => !keys.includes(key)));
 }
 
 /** Query parameters from a strict zod object; decimal digits decoded to a number are documented as that integer. */
@@ -43,8 +48,9 @@ function queryParameters(query: z.ZodObject): Json {
     z.toJSONSchema(field, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
   return Object.fromEntries(
     Object.entries(query.shape).map(([name, field]) => {
-      const { $schema, description, ...input } = json(field, "input");
-      const { $schema: _, description: __, ...output } = json(field, "output");
+      const { description } = json(field, "input");
+      const input = without(json(field, "input"), "$schema", "description");
+      const output = without(json(field, "output"), "$schema", "description");
       const schema = input.pattern === "^[0-9]+$" && output.type === "number" ? { ...output, type: "integer" } : input;
       return [name, { name, in: "query", required: false, description, schema }];
     }),
@@ -59,16 +65,23 @@ function paths(): Record<string, Record<string, Operation>> {
   return paths;
 }
 
+/**
+ * The guide, from the working directory: beside lib/ in this project, under src/ in a host's src/ layout. Each path is
+ * written out whole, so that the build traces the file rather than the whole project.
+ */
+function guide(): string {
+  return existsSync("lib/openapi/guide.md")
+    ? readFileSync("lib/openapi/guide.md", "utf8")
+    : readFileSync("src/lib/openapi/guide.md", "utf8");
+}
+
 function openApiDefinition(): Json {
   return {
     openapi: "3.1.0",
     info: {
       title: "Lead Intake API",
       version: "1.1.0", // the contract version (spec "Versioning"); not part of any path
-      description: readFileSync("lib/openapi/guide.md", "utf8").replaceAll(
-        "{{MAX_BODY_BYTES}}",
-        String(MAX_BODY_BYTES),
-      ),
+      description: guide().replaceAll("{{MAX_BODY_BYTES}}", String(MAX_BODY_BYTES)),
       // Placeholders for the host to fill in before publishing the document (docs/integrators.md).
       contact: { name: "Host CRM administrator", email: "crm-admin@example.com" },
       license: { name: "Proprietary", url: "https://example.com/lead-intake/terms" },

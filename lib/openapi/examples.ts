@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "zod/v4";
 import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
 import { ApiError } from "@/lib/api/errors";
 import { ifNoneMatch, MAX_IF_NONE_MATCH_LENGTH } from "@/lib/api/response";

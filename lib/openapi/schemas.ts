@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import { CODES_WITH_ISSUES, ERROR_CODES, ERRORS, MAX_ISSUES, MAX_PATH_CHARS } from "@/lib/api/errors";
 import * as leads from "@/lib/leads/schemas";
 
@@ -79,6 +79,16 @@ export const responseSchemas = {
   Issue,
   Error,
   HealthStatus: z
-    .strictObject({ status: z.enum(["ok", "unavailable"]) })
-    .describe("`ok`, or `unavailable` with 503 from the readiness check."),
+    .strictObject({
+      status: z.enum(["ok", "unavailable"]),
+      reason: z
+        .enum(["not-configured", "database-not-ready"])
+        .optional()
+        .describe(
+          "With `unavailable` only: `not-configured` while the server's API key is missing or shorter than 32 " +
+            "characters or a setting cannot be read (the server's log names it once at start); " +
+            "`database-not-ready` while the database does not answer or the start-up work is not done.",
+        ),
+    })
+    .describe("`ok`, or `unavailable` with 503 and its reason from the readiness check."),
 };

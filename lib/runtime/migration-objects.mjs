@@ -1,6 +1,6 @@
-// What the module's migrations leave in a database besides tables, read from prisma/migrations in the order they run:
-// the host's check names the triggers a host's database must have, and the embedded cluster's start refuses any
-// trigger or function that is not among them.
+// What the module's migrations leave in a database, read from prisma/migrations in the order they run: the host's
+// check names the triggers a host's database must have, the uninstall drops them, and the embedded cluster's start
+// refuses any trigger or function that is not among them.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -13,16 +13,24 @@ const TRIGGER_STATEMENT = new RegExp(
 /** `CREATE [OR REPLACE] FUNCTION name` and `DROP FUNCTION [IF EXISTS] name`. */
 const FUNCTION_STATEMENT =
   /\b(?:CREATE\s+(?:OR\s+REPLACE\s+)?|(DROP)\s+)FUNCTION\s+(?:IF\s+EXISTS\s+)?(?:\w+\.)?"?(\w+)"?/gi;
+/**
+ * `CREATE TABLE` and `DROP TABLE`. A table created with IF NOT EXISTS is one the host may have (customers, users,
+ * referrals, audit_entries), so it is not the module's.
+ */
+const TABLE_STATEMENT = /\b(?:(CREATE)\s+|(DROP)\s+)TABLE\s+(IF\s+(?:NOT\s+)?EXISTS\s+)?(?:\w+\.)?"?(\w+)"?/gi;
+/** `CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON table …;` */
+const INDEX_STATEMENT = /\bCREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?"?(\w+)"?\s+ON\s+"?(\w+)"?([^;]*)/gi;
 /** The opening of a dollar-quoted body: `$$` or `$tag$`. */
 const DOLLAR_QUOTE = /\$(\w*)\$/g;
 
 /**
  * The migrations' names in the order they run; the triggers they leave, as `table.trigger`, sorted; and the functions
  * they leave, each with the body (between its dollar quotes) of the last migration that created it, as
- * PostgreSQL keeps it in pg_proc.prosrc.
+ * PostgreSQL keeps it in pg_proc.prosrc; the module's own tables; and the indexes on other tables that use one of its
+ * functions, so they go with it.
  *
  * @param {string} migrationsDir
- * @returns {{ migrations: string[], triggers: string[], functions: Record<string, string> }}
+ * @returns {MigrationObjects}
  */
 export function migrationObjects(migrationsDir) {
   const migrations = readdirSync(migrationsDir, { withFileTypes: true })
@@ -32,6 +40,10 @@ export function migrationObjects(migrationsDir) {
   const triggers = new Set();
   /** @type {Map<string, string>} */
   const functions = new Map();
+  /** @type {Set<string>} */
+  const tables = new Set();
+  /** @type {[string, string, string][]} */
+  const indexes = [];
   for (const name of migrations) {
     const sql = readFileSync(path.join(migrationsDir, name, "migration.sql"), "utf8");
     // Comments blanked to spaces of the same length, so that positions in `code` are positions in `sql`.
@@ -45,9 +57,32 @@ export function migrationObjects(migrationsDir) {
       if (drop) functions.delete(fn);
       else functions.set(fn, body(sql, code, match.index + match[0].length));
     }
+    for (const [, create, , condition, table] of code.matchAll(TABLE_STATEMENT)) {
+      if (!create) tables.delete(table);
+      else if (!condition) tables.add(table);
+    }
+    for (const [, index, table, rest] of code.matchAll(INDEX_STATEMENT)) indexes.push([index, table, rest]);
   }
-  return { migrations, triggers: [...triggers].sort(), functions: Object.fromEntries(functions) };
+  return {
+    migrations,
+    triggers: [...triggers].sort(),
+    functions: Object.fromEntries(functions),
+    tables: [...tables].sort(),
+    indexes: indexes
+      .filter(([, table, rest]) => !tables.has(table) && [...functions.keys()].some((f) => rest.includes(`"${f}"`)))
+      .map(([index]) => index)
+      .sort(),
+  };
 }
+
+/**
+ * @typedef {object} MigrationObjects
+ * @property {string[]} migrations
+ * @property {string[]} triggers As `table.trigger`.
+ * @property {Record<string, string>} functions Each function's body.
+ * @property {string[]} tables
+ * @property {string[]} indexes
+ */
 
 /**
  * The text between the first dollar quote after `from` and its closing twin.

@@ -1,15 +1,17 @@
 // `npm run host:check`, in a host app after `npm run host:install`: one line for each thing the module needs and what
 // was found, exit 1 when something would fail (docs/host-guide.md, "Checking a host").
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import * as nextEnv from "@next/env";
 import pg from "pg";
-import { MIN_KEY_LENGTH, unusableKeyProblem } from "../../lib/api/api-key.mjs";
-import { classifyFailure } from "../../lib/db/failures";
-import { LAYOUT_COLUMNS, layoutFromColumns } from "../../lib/db/layout";
-import { readMigrations } from "../../lib/db/migrate";
-import { settingsProblem } from "../../lib/settings.mjs";
+import { MIN_KEY_LENGTH, unusableKeyProblem } from "@/lib/api/api-key.mjs";
+import { classifyFailure } from "@/lib/db/failures";
+import { LAYOUT_COLUMNS, layoutFromColumns } from "@/lib/db/layout";
+import { readMigrations } from "@/lib/db/migrate";
+import { settingsProblem } from "@/lib/settings.mjs";
 import { grantLines } from "./grants";
+import { gateCheck } from "./gate";
+import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
 
 /** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
 export interface HostNeeds {
@@ -21,17 +23,35 @@ export interface HostNeeds {
   triggers: string[];
 }
 
+/** scripts/host/needs.json: what the module needs, and where the install put things in this host. */
+interface Needs extends HostNeeds {
+  /** The host's Prisma schema, relative to the host's root. */
+  schema: string;
+  /** Every file the install wrote. */
+  files: string[];
+  /** Where the host keeps its sources and the module's ("" or "src/"). */
+  sourceRoot: string;
+  /** The host's own proxy.ts or middleware.ts, which must let the module's paths through. */
+  gate: string | null;
+}
+
 type Line = ["ok" | "FAIL" | "note", string];
 
-/** The preload's file, as `next start` must be given it (NODE_OPTIONS or the start script). */
+/** The preload's file under the host's source root, as `next start` must be given it (NODE_OPTIONS or start). */
 const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
 
 async function check(root: string): Promise<Line[]> {
-  const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as HostNeeds;
+  const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as Needs;
   // The named export, whether this file runs as CommonJS (a host without "type": "module") or as ESM.
   const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
   env.loadEnvConfig(root, false, { info: () => {}, error: console.error });
   const lines: Line[] = [];
+  const missingFiles = needs.files.filter((file) => !existsSync(path.join(root, file)));
+  if (missingFiles.length)
+    lines.push([
+      "FAIL",
+      `install: missing ${missingFiles.join(", ")}; run npm run host:install again to put them back`,
+    ]);
   const keyProblem = unusableKeyProblem(process.env);
   lines.push(
     keyProblem
@@ -40,7 +60,9 @@ async function check(root: string): Promise<Line[]> {
   );
   const settings = settingsProblem(process.env);
   lines.push(settings ? ["FAIL", `settings: ${settings}`] : ["ok", "settings: every one set can be read"]);
-  lines.push(preload(root));
+  lines.push(preload(root, `${needs.sourceRoot}${PRELOAD_FILE}`));
+  const gate = await gateCheck(needs.gate, urlOption() ?? process.env.LEADS_HOST_URL, process.env.LEADS_API_KEY);
+  if (gate) lines.push(gate);
   const url = process.env.DATABASE_URL;
   if (!url)
     return [...lines, ["FAIL", "database: DATABASE_URL is not set (in the environment or the host's .env files)"]];
@@ -48,7 +70,7 @@ async function check(root: string): Promise<Line[]> {
   try {
     await client.connect();
     lines.push(["ok", "database: connected"]);
-    lines.push(...(await database(client, needs)));
+    lines.push(...(await database(client, needs, schemaText(path.join(root, needs.schema)))));
   } catch (error) {
     lines.push(["FAIL", `database: ${classifyFailure(error).kind}`]);
   } finally {
@@ -57,21 +79,37 @@ async function check(root: string): Promise<Line[]> {
   return lines;
 }
 
-function preload(root: string): Line {
+/** `--url <base URL>` of `npm run host:check -- --url http://localhost:3000`. */
+function urlOption(): string | undefined {
+  const at = process.argv.indexOf("--url");
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+/** The host's schema: one file, or a folder's .prisma files as the one schema Prisma makes of them. */
+function schemaText(schema: string): string {
+  if (!statSync(schema).isDirectory()) return readFileSync(schema, "utf8");
+  const files = readdirSync(schema).filter((name) => name.endsWith(".prisma"));
+  return files
+    .sort()
+    .map((name) => readFileSync(path.join(schema, name), "utf8"))
+    .join("\n");
+}
+
+function preload(root: string, preloadFile: string): Line {
   const start = (
     JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> }
   ).scripts?.start;
-  if (`${process.env.NODE_OPTIONS ?? ""} ${start ?? ""}`.includes(PRELOAD_FILE))
-    return ["ok", `preload: ${PRELOAD_FILE}`];
-  const found = existsSync(path.join(root, PRELOAD_FILE)) ? "" : " (and the file is missing)";
+  if (`${process.env.NODE_OPTIONS ?? ""} ${start ?? ""}`.includes(preloadFile))
+    return ["ok", `preload: ${preloadFile}`];
+  const found = existsSync(path.join(root, preloadFile)) ? "" : " (and the file is missing)";
   return [
     "note",
-    `preload: neither NODE_OPTIONS nor the start script names ${PRELOAD_FILE}${found}; ` +
+    `preload: neither NODE_OPTIONS nor the start script names ${preloadFile}${found}; ` +
       "without it requests are bounded by Node's defaults, not 30 s",
   ];
 }
 
-async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
+async function database(client: pg.Client, needs: Needs, schemaText: string): Promise<Line[]> {
   const lines: Line[] = [];
   const { rows: columnRows } = await client.query<{ table_name: string; column_name: string; required: boolean }>(
     `SELECT table_name, column_name, is_nullable = 'NO' AND column_default IS NULL AND is_identity = 'NO'
@@ -96,8 +134,15 @@ async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
   const tableCount = Object.keys(needs.tables).length;
   const tableLine = `tables: ${tableCount - missingTables.length} of ${tableCount} present`;
   if (missingColumns.length)
-    lines.push(["FAIL", `columns missing (no migration adds a column): ${missingColumns.join(", ")}`]);
+    lines.push([
+      "FAIL",
+      `columns missing: ${missingColumns.join(", ")}; the module reads and writes them and none of its migrations ` +
+        "adds a column to a host table: add them with a migration of the host's",
+    ]);
   else lines.push(["ok", `columns: every column the module uses is present in ${tables.size} tables`]);
+  lines.push(
+    ...(await schemaFields(client, needs, schemaText, migrations.pending.length > 0, new Set(missingColumns))),
+  );
   if (missingTables.length && migrations.pending.length === 0)
     lines.push(["FAIL", `${tableLine}; missing: ${missingTables.join(", ")}`]);
   else
@@ -146,6 +191,66 @@ async function database(client: pg.Client, needs: HostNeeds): Promise<Line[]> {
         ? `${triggerLine}; the pending migrations create the rest`
         : `${triggerLine}: ${needs.triggers.join(", ")}`,
     ]);
+  return lines;
+}
+
+/**
+ * Every column field of the host's schema against the database: a field without its column makes the host's own
+ * queries of that model fail (P2022). Columns the module uses are the line above's; a table the pending migrations
+ * create is not there yet.
+ */
+async function schemaFields(
+  client: pg.Client,
+  needs: Needs,
+  schemaText: string,
+  pending: boolean,
+  reported: ReadonlySet<string>,
+): Promise<Line[]> {
+  const { rows } = await client.query<{ column: string }>(
+    `SELECT table_name || '.' || column_name AS column FROM information_schema.columns
+     WHERE table_schema = current_schema()`,
+  );
+  const columns = new Set(rows.map((r) => r.column));
+  const tables = new Set(rows.map((r) => r.column.split(".")[0]));
+  const layoutOnly = new Set(Object.values(LAYOUT_COLUMNS));
+  const schema = parseSchema(schemaText);
+  const ignored = (attributes: { name: string }[] | undefined) => attributes?.some((a) => a.name === "ignore");
+  const lines: Line[] = [];
+  let checked = 0;
+  for (const model of models(schema)) {
+    const table = tableOf(model);
+    if (model.properties.some((p) => p.type === "attribute" && p.kind === "object" && p.name === "ignore")) continue;
+    if (!tables.has(table)) {
+      if (!(pending && table in needs.tables))
+        lines.push([
+          "FAIL",
+          `schema: model ${model.name} maps table ${table}, which the database lacks: remove the model from ` +
+            `${needs.schema}, or create the table with a migration of the host's`,
+        ]);
+      continue;
+    }
+    for (const field of columnFields(schema, model)) {
+      if (ignored(field.attributes)) continue;
+      checked++;
+      const column = `${table}.${columnOf(field)}`;
+      if (columns.has(column) || reported.has(column)) continue;
+      lines.push(
+        layoutOnly.has(column)
+          ? [
+              "note",
+              `schema: ${model.name}.${field.name} has no column ${column} (the legacy layout): the module reads ` +
+                "around it; a query of the host's that selects the field fails",
+            ]
+          : [
+              "FAIL",
+              `schema: ${model.name}.${field.name} has no column ${column}: remove the field from ${needs.schema} ` +
+                "and run npx prisma generate, or add the column with a migration of the host's",
+            ],
+      );
+    }
+  }
+  if (lines.every(([status]) => status !== "FAIL"))
+    lines.unshift(["ok", `schema: every field of ${needs.schema} has its column (${checked} fields)`]);
   return lines;
 }
 

@@ -1,7 +1,7 @@
 // host:check's lines on the grants of the role in DATABASE_URL (docs/host-guide.md, "Grants").
 import type pg from "pg";
-import { FEATURES, missingGrants, missingMigrationGrants, type RowsOf } from "../../lib/db/grants";
-import { rateLimitsOf } from "../../lib/settings.mjs";
+import { FEATURES, missingGrants, missingMigrationGrants, type RowsOf } from "@/lib/db/grants";
+import { rateLimitsOf } from "@/lib/settings.mjs";
 
 type Line = ["ok" | "FAIL" | "note", string];
 

@@ -1,58 +1,78 @@
 // `npm run host:install -- <host-dir>`: puts the module into a Next.js 16 app (docs/host-guide.md, "Installing").
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
-import { moduleFiles, PRELOAD, STATE_FILE } from "./manifest";
+import { HostFolder, refuse, refusalSentence } from "./host-folder";
+import { installAndGenerate, readHostPackage, type HostPackage } from "./host-package";
+import { moduleFiles, PRELOAD_FILE, preloadFor, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
-import { withServerExternalPackages } from "./next-config";
-import { clientOutputOf, mergeSchemas } from "./schema";
+import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
+import { readRecord, recordText, type InstallRecord } from "./record";
+import { models, parseSchema } from "./prisma-names";
+import { gateLine } from "./gate";
+import { hasImports, withHostAlias } from "./imports";
+import {
+  clientImportOf,
+  hostPathOf,
+  MODULE_CLIENT,
+  readHostProject,
+  type HostProject,
+  type PackageManager,
+} from "./project-info";
+import { mergeSchemaFiles } from "./schema-files";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
 const HOST_SCHEMA = "prisma/schema.prisma";
+/** Where the module's migrations go, and the folder its runner applies at start (lib/db/migrate.ts). */
+const MODULE_MIGRATIONS = "prisma/migrations";
+/** The file of a host's schema folder that the models the host lacks go into. */
+const SCHEMA_FOLDER_FILE = "lead_intake.prisma";
+/** What `host:check` reads: the module's needs, the host's schema and the files written (scripts/host/check.ts). */
+const NEEDS_FILE = "scripts/host/needs.json";
 /** The host's own packages (and what comes with Next), which the module uses as the host has them. */
 const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
-/** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, the build's runner. */
+/** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, host:check's runner */
 const UNIMPORTED = { dependencies: ["prisma", "@prisma/client", "swagger-ui-dist"], devDependencies: ["tsx"] };
 const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
-const BUILD_STEP = "tsx scripts/build-openapi.ts";
+const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
-
-interface State {
-  version: string;
-  files: Record<string, string>;
-}
+/** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
+const startPreload = (sourceRoot: string) => `NODE_OPTIONS="$NODE_OPTIONS --import=./${sourceRoot}${PRELOAD_FILE}"`;
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
 
-class Refusal extends Error {}
-
 function main(hostArg: string | undefined): void {
-  if (!hostArg) throw new Refusal("Name the host app's folder: npm run host:install -- <host-dir>");
-  const host = path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg);
-  const packageFile = path.join(host, "package.json");
-  if (!existsSync(packageFile)) throw new Refusal(`${host} has no package.json; name the folder of a Next.js 16 app`);
-  const hostPackage = readJson<Record<string, Record<string, string> | undefined>>(packageFile);
-  const nextVersion = hostPackage.dependencies?.next ?? "";
-  if (!/^[\^~]?16\./.test(nextVersion))
-    throw new Refusal(`${host} depends on next ${nextVersion || "(none)"}; the module needs Next.js 16`);
-  checkAlias(host);
+  if (!hostArg) refuse("Name the host app's folder: npm run host:install -- <host-dir>");
+  const host = new HostFolder(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
+  const hostPackage = readHostPackage(host);
+  const project = readHostProject(host);
+  if (project.migrations !== MODULE_MIGRATIONS)
+    refuse(`the host's migrations are in ${project.migrations}; the module applies ${MODULE_MIGRATIONS} at start`);
 
-  // Everything is decided before anything is written: a refusal leaves the host as it was.
-  const schema = planSchema(host);
+  // Everything is read and decided before anything is written: a refusal leaves the host as it was.
+  const record = readRecord(host);
+  const schema = planSchema(host, project, new Set(record.schema.filter((entry) => entry.includes("."))));
+  const copied = moduleFiles(MODULE_ROOT);
   const files = new Map<string, string | Buffer>(
-    moduleFiles(MODULE_ROOT).map((file) => [file, readFileSync(path.join(MODULE_ROOT, file))]),
+    copied.map((file) => [hostPathOf(project, file), moduleFileFor(project, file)]),
   );
-  files.set("scripts/host/needs.json", `${JSON.stringify(hostNeeds(MODULE_ROOT), null, 2)}\n`);
-  if (schema.clientImport) files.set("lib/generated/prisma/client.ts", `export * from "${schema.clientImport}";\n`);
-  const packages = planPackages(hostPackage, [...files.keys()]);
+  const clientImport = clientImportOf(project);
+  if (clientImport) files.set(hostPathOf(project, MODULE_CLIENT), `export * from "${clientImport}";\n`);
+  const written = [...files.keys(), NEEDS_FILE].sort();
+  const needs = {
+    ...hostNeeds(MODULE_ROOT),
+    schema: project.schemaFolder ?? project.schemaFiles[0] ?? HOST_SCHEMA,
+    files: written,
+    sourceRoot: project.sourceRoot,
+    gate: project.gate ?? null,
+  };
+  files.set(NEEDS_FILE, `${JSON.stringify(needs, null, 2)}\n`);
+  const packages = planPackages(hostPackage, copied, project);
 
-  const state: State = existsSync(path.join(host, STATE_FILE))
-    ? readJson<State>(path.join(host, STATE_FILE))
-    : { version: "", files: {} };
   const report = {
     added: [] as string[],
     updated: [] as string[],
@@ -62,91 +82,112 @@ function main(hostArg: string | undefined): void {
   };
   const recorded: Record<string, string> = {};
   for (const [file, content] of files) {
-    const target = path.join(host, file);
     const wanted = sha256(content);
-    const current = existsSync(target) ? sha256(readFileSync(target)) : undefined;
+    const existing = host.read(file);
+    const current = existing && sha256(existing);
     if (current === wanted) {
       report.unchanged++;
-    } else if (current === undefined || current === state.files[file]) {
-      mkdirSync(path.dirname(target), { recursive: true });
-      writeFileSync(target, content);
+      // The host's own file that happens to be the module's (an identical migration_lock.toml) stays the host's.
+      if (!(file in record.files)) continue;
+    } else if (current === undefined || current === record.files[file]) {
+      host.stage(file, content);
       (current === undefined ? report.added : report.updated).push(file);
     } else {
       report.kept.push(file);
-      recorded[file] = state.files[file] ?? "";
+      // Still the module's where an install wrote it; a file of the host's own that no install wrote stays unrecorded.
+      if (file in record.files) recorded[file] = record.files[file];
       continue;
     }
     recorded[file] = wanted;
   }
-  for (const [file, hash] of Object.entries(state.files)) {
+  for (const [file, hash] of Object.entries(record.files)) {
     if (files.has(file)) continue;
-    const target = path.join(host, file);
-    if (existsSync(target) && sha256(readFileSync(target)) === hash) {
-      rmSync(target);
+    const existing = host.read(file);
+    if (existing && sha256(existing) === hash) {
+      host.stage(file, null);
       report.removed.push(file);
-    } else if (existsSync(target)) report.kept.push(`${file} (no longer part of the module)`);
+    } else if (existing) report.kept.push(`${file} (no longer part of the module)`);
   }
 
-  if (schema.merged) writeFileSync(path.join(host, HOST_SCHEMA), schema.merged);
-  if (packages.changes.length) writeFileSync(packageFile, `${JSON.stringify(packages.json, null, 2)}\n`);
-  const nextConfig = addServerExternalPackages(host);
+  for (const [file, text] of schema.changed) host.stage(file, text);
+  if (packages.changes.length) host.stage("package.json", `${JSON.stringify(packages.json, null, 2)}\n`);
+  const nextConfig = addServerExternalPackages(host, record.nextConfig);
   const version = readJson<{ version: string }>(path.join(MODULE_ROOT, "package.json")).version;
-  writeFileSync(path.join(host, STATE_FILE), `${JSON.stringify({ version, files: recorded }, null, 2)}\n`);
+  host.stage(
+    STATE_FILE,
+    recordText({
+      version,
+      files: recorded,
+      packages: { ...record.packages, ...packages.added },
+      schema: [...new Set([...record.schema, ...schema.added])],
+      scripts: { ...packages.scripts, ...record.scripts },
+      nextConfig: nextConfig.record,
+    }),
+  );
+  host.apply();
 
   const lines = [
-    `Lead Intake module ${version} installed into ${host}:`,
+    `Lead Intake module ${version} installed into ${host.root}:`,
     `- files: ${report.added.length} added, ${report.updated.length} updated, ${report.unchanged} unchanged, ` +
       `${report.removed.length} removed (recorded in ${STATE_FILE})`,
     ...report.kept.map((file) => `- kept, edited by the host (compare with the module's): ${file}`),
-    `- ${HOST_SCHEMA}: ${schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
+    `- ${schema.where}: ${schema.created ? "written with the module's models" : schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
     ...packages.notes.map((note) => `- ${note}`),
-    `- ${nextConfig}`,
-    "Left to do:",
-    "1. npm install && npx prisma generate",
-    `2. Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL ` +
-      "(the host's PostgreSQL)",
-    `3. Start with the preload: ${PRELOAD} next start`,
-    "4. npm run host:check",
+    `- ${nextConfig.line}`,
+    ...(project.gate ? [`- ${gateLine(project.gate)}`] : []),
+    "Left to do, in the host's folder:",
+    ...leftToDo(project.packageManager).map((step, i) => `${i + 1}. ${step}`),
   ];
   console.log(lines.join("\n"));
 }
 
-/** The module imports its files as `@/...`: the host's tsconfig must map `@/*` to its root. */
-function checkAlias(host: string): void {
-  const read = ts.readConfigFile(path.join(host, "tsconfig.json"), ts.sys.readFile);
-  const paths = (read.config as { compilerOptions?: { paths?: Record<string, string[]> } } | undefined)?.compilerOptions
-    ?.paths;
-  if (JSON.stringify(paths?.["@/*"]) !== JSON.stringify(["./*"])) {
-    throw new Refusal(
-      'the host\'s tsconfig.json must map "@/*" to ["./*"] (create-next-app\'s default): ' +
-        "the module imports its files that way",
-    );
-  }
+/**
+ * The steps after the install, each a command to run as printed but the settings: the packages and the client, the
+ * settings, the build, the host's own start (its start script, which has the preload), then the check.
+ */
+function leftToDo(manager: PackageManager): string[] {
+  return [
+    installAndGenerate(manager),
+    `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL (the ` +
+      "host's PostgreSQL) in the environment or the host's .env",
+    `${manager} run build`,
+    `${manager} start`,
+    `${manager} run host:check`,
+  ];
 }
 
 /**
- * The module's models merged into the host's schema, and how the module reaches the host's client: the module
- * imports `@/lib/generated/prisma/client`, which re-exports the host's generated client, one client for both.
+ * The module's models merged into the host's schema, a file or a folder of files (where the models the host lacks
+ * go into a file of their own). A host without a schema gets the module's.
  */
-function planSchema(host: string): { merged?: string; added: string[]; clientImport?: string } {
+function planSchema(
+  host: HostFolder,
+  project: HostProject,
+  addedBefore: ReadonlySet<string>,
+): { changed: Map<string, string>; added: string[]; created?: true; where: string } {
   const moduleSchema = readFileSync(path.join(MODULE_ROOT, HOST_SCHEMA), "utf8");
-  const file = path.join(host, HOST_SCHEMA);
-  if (!existsSync(file)) return { merged: moduleSchema, added: ["every model (new file)"] };
-  const hostSchema = readFileSync(file, "utf8");
-  const output = clientOutputOf(hostSchema);
-  if (!output)
-    throw new Refusal(
-      `${HOST_SCHEMA} has no generator with provider "prisma-client" and an output; add one (Prisma 7's default)`,
-    );
-  const outputDir = path
-    .relative(host, path.resolve(path.dirname(file), output))
-    .split(path.sep)
-    .join("/");
-  const merge = mergeSchemas(hostSchema, moduleSchema);
-  if (merge.conflicts.length) throw new Refusal(`${HOST_SCHEMA}: ${merge.conflicts.join("; ")}`);
-  const clientImport = outputDir === "lib/generated/prisma" ? undefined : `@/${outputDir}/client`;
-  return { merged: merge.added.length ? merge.schema : undefined, added: merge.added, clientImport };
+  if (project.schemaFiles.length === 0) {
+    const added = models(parseSchema(moduleSchema)).map((m) => m.name);
+    return { changed: new Map([[HOST_SCHEMA, moduleSchema]]), added, created: true, where: HOST_SCHEMA };
+  }
+  const where = project.schemaFolder ?? project.schemaFiles[0];
+  const files = project.schemaFiles.map((file) => ({ file, text: host.readText(file) ?? "" }));
+  const newFile = project.schemaFolder && `${project.schemaFolder}/${SCHEMA_FOLDER_FILE}`;
+  let merge: ReturnType<typeof mergeSchemaFiles>;
+  try {
+    merge = mergeSchemaFiles(files, moduleSchema, addedBefore, newFile);
+  } catch (error) {
+    refuse(`${where} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
+  }
+  if (merge.conflicts.length) refuse(`${where}: ${merge.conflicts.join("; ")}`);
+  return { changed: merge.changed, added: merge.added, where };
+}
+
+/** A module file as the host gets it: its imports of the module's alias written with the host's. */
+function moduleFileFor(project: HostProject, file: string): string | Buffer {
+  const content = readFileSync(path.join(MODULE_ROOT, file));
+  return hasImports(file) ? withHostAlias(content.toString("utf8"), project.alias) : content;
 }
 
 /** Bare package names the files import (static, dynamic and type imports), read by TypeScript's own pre-parser. */
@@ -166,9 +207,9 @@ function importedPackages(files: string[]): Set<string> {
 
 /**
  * The host's package.json with the packages the module uses, at exactly the versions of this project's lock, the
- * docs build step in its build, and `host:check`. A package the host already lists keeps the host's range.
+ * preload in its start script, and `host:check`. A package the host already lists keeps the host's range.
  */
-function planPackages(hostPackage: Record<string, Record<string, string> | undefined>, files: string[]) {
+function planPackages(hostPackage: HostPackage, files: string[], project: HostProject) {
   const lock = readJson<{ packages: Record<string, { version: string; peerDependencies?: Record<string, string> }> }>(
     path.join(MODULE_ROOT, "package-lock.json"),
   );
@@ -179,9 +220,12 @@ function planPackages(hostPackage: Record<string, Record<string, string> | undef
   const changes: string[] = [];
   const notes: string[] = [];
   const wanted = new Map<string, "dependencies" | "devDependencies">();
-  for (const name of importedPackages(files.filter((f) => existsSync(path.join(MODULE_ROOT, f))))) {
+  const copied = files.filter((f) => existsSync(path.join(MODULE_ROOT, f)));
+  // What only `host:check` imports is a tool of the host's developers, not of its server.
+  const served = importedPackages(copied.filter((f) => !f.startsWith("scripts/")));
+  for (const name of new Set([...served, ...importedPackages(copied.filter((f) => f.startsWith("scripts/")))])) {
     if (HOST_PACKAGES.has(name)) continue;
-    wanted.set(name, "dependencies");
+    wanted.set(name, served.has(name) ? "dependencies" : "devDependencies");
     if (lock.packages[`node_modules/@types/${name}`]) wanted.set(`@types/${name}`, "devDependencies");
     // Peers this project lists itself (@vercel/otel's OpenTelemetry packages): at its versions, not npm's choice.
     for (const peer of Object.keys(lock.packages[`node_modules/${name}`]?.peerDependencies ?? {})) {
@@ -190,51 +234,93 @@ function planPackages(hostPackage: Record<string, Record<string, string> | undef
   }
   for (const [kind, names] of Object.entries(UNIMPORTED) as [keyof typeof UNIMPORTED, string[]][])
     for (const name of names) wanted.set(name, kind);
-  const added: string[] = [];
+  const added: Record<string, string> = {};
   for (const [name, kind] of [...wanted].sort(([a], [b]) => a.localeCompare(b))) {
     const version = lock.packages[`node_modules/${name}`]?.version;
     if (!version) throw new Error(`${name} is not in this project's package-lock.json`);
     const has = json.dependencies?.[name] ?? json.devDependencies?.[name];
     if (has === undefined) {
       json[kind] = { ...json[kind], [name]: version };
-      added.push(`${name}@${version}`);
+      added[name] = version;
     } else if (has !== version) notes.push(`kept the host's ${name}@${has} (the module is tested with ${version})`);
+  }
+  // pnpm links only a package's own dependencies: host:check's @next/env is listed, at the host's next version.
+  const nextEnv = "@next/env";
+  const nextRange = json.dependencies?.next;
+  if (
+    project.packageManager === "pnpm" &&
+    nextRange &&
+    !(json.dependencies?.[nextEnv] ?? json.devDependencies?.[nextEnv])
+  ) {
+    json.devDependencies = { ...json.devDependencies, [nextEnv]: nextRange };
+    added[nextEnv] = nextRange;
   }
   for (const kind of ["dependencies", "devDependencies"] as const) {
     if (json[kind]) json[kind] = Object.fromEntries(Object.entries(json[kind]).sort(([a], [b]) => a.localeCompare(b)));
   }
-  if (added.length) changes.push(`added ${added.join(", ")}`);
+  if (Object.keys(added).length)
+    changes.push(
+      `added ${Object.entries(added)
+        .map(([name, version]) => `${name}@${version}`)
+        .join(", ")}`,
+    );
   const scripts = { ...json.scripts };
-  const build = scripts.build ?? "next build";
-  if (!build.includes(BUILD_STEP)) {
-    scripts.build = `${BUILD_STEP} && ${build}`;
-    changes.push(`build runs "${BUILD_STEP}" first`);
+  const set: InstallRecord["scripts"] = {};
+  const start = scripts.start ?? "";
+  const preload = startPreload(project.sourceRoot);
+  if (!start.includes(`${project.sourceRoot}${PRELOAD_FILE}`)) {
+    if (/^next start\b/.test(start)) {
+      set.start = { before: scripts.start ?? null, after: `${preload} ${start}` };
+      changes.push(`start runs next start with the preload (${preload})`);
+    } else {
+      notes.push(
+        `the start script does not begin with "next start", so it was left alone: give next start ${preloadFor(project.sourceRoot)} ` +
+          "yourself; without it requests are bounded by Node's defaults, not 30 s, and methods Next refuses get " +
+          "its HTML 405, not the module's JSON",
+      );
+    }
   }
   if (scripts["host:check"] !== CHECK_SCRIPT) {
-    scripts["host:check"] = CHECK_SCRIPT;
+    set["host:check"] = { before: scripts["host:check"] ?? null, after: CHECK_SCRIPT };
     changes.push(`script host:check`);
   }
+  for (const [name, { after }] of Object.entries(set)) scripts[name] = after;
   json.scripts = scripts;
-  return { json, changes, notes };
+  return { json, changes, notes, added, scripts: set };
 }
 
 /** `serverExternalPackages` in the host's next.config (.ts, .mjs or .js), or what the host must add by hand. */
-function addServerExternalPackages(host: string): string {
-  const name = ["next.config.ts", "next.config.mjs", "next.config.js"].find((n) => existsSync(path.join(host, n)));
-  const manual = `add serverExternalPackages: ${JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ")} to the host's next.config by hand`;
+function addServerExternalPackages(
+  host: HostFolder,
+  recorded: InstallRecord["nextConfig"],
+): { line: string; record: InstallRecord["nextConfig"] } {
+  const list = SERVER_EXTERNAL_PACKAGES.join(", ");
+  const manual = {
+    line: `add serverExternalPackages: ${JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ")} to the host's next.config by hand`,
+    record: recorded,
+  };
+  const name = NEXT_CONFIGS.find((n) => host.exists(n));
   if (!name) return manual;
-  const file = path.join(host, name);
-  const edited = withServerExternalPackages(readFileSync(file, "utf8"), name, SERVER_EXTERNAL_PACKAGES);
-  if (edited === undefined) return manual;
-  if (edited === null) return `${name}: serverExternalPackages already lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
-  writeFileSync(file, edited);
-  return `${name}: serverExternalPackages lists ${SERVER_EXTERNAL_PACKAGES.join(", ")}`;
+  const text = host.readText(name)!;
+  const before = serverExternalPackagesOf(text, name);
+  const edited = withServerExternalPackages(text, name, SERVER_EXTERNAL_PACKAGES);
+  if (before === undefined || edited === undefined) return { ...manual, line: `${name}: ${manual.line}` };
+  if (edited === null) return { line: `${name}: serverExternalPackages already lists ${list}`, record: recorded };
+  // Said only of what the edited text evaluates to.
+  const after = serverExternalPackagesOf(edited, name);
+  if (!SERVER_EXTERNAL_PACKAGES.every((p) => after?.includes(p))) return { ...manual, line: `${name}: ${manual.line}` };
+  host.stage(name, edited);
+  const created = recorded?.file === name ? recorded.created : !/\bserverExternalPackages\b/.test(text);
+  const packages = SERVER_EXTERNAL_PACKAGES.filter((p) => !before.includes(p));
+  return {
+    line: `${name}: serverExternalPackages lists ${list}`,
+    record: { file: name, packages: [...new Set([...(recorded?.packages ?? []), ...packages])], created },
+  };
 }
 
 try {
   main(process.argv[2]);
 } catch (error) {
-  if (!(error instanceof Refusal)) throw error;
-  console.error(`host:install: ${error.message}; nothing was changed.`);
+  console.error(`host:install: ${refusalSentence(error)}; nothing was changed.`);
   process.exitCode = 1;
 }

@@ -37,8 +37,10 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
       "JSON 400 for requests Node's parser refuses.",
   },
   {
-    paths: ["app/docs/page.tsx", "components/SwaggerDocs.tsx", "proxy.ts", "lib/openapi/", "scripts/build-openapi.ts"],
-    what: "`/docs` and `/openapi.json` (written into `public/` by the build step) and their security headers.",
+    paths: ["app/docs/route.ts", "app/openapi.json/route.ts", "app/swagger-ui/", "lib/openapi/"],
+    what:
+      "`/docs`, `/openapi.json` (built from the zod schemas on its first request) and Swagger UI's two files " +
+      "(from the installed `swagger-ui-dist`), each with its security headers, from the module's own route handlers.",
   },
   {
     paths: ["lib/api/"],
@@ -53,10 +55,17 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     paths: ["prisma/migrations/"],
     what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
   },
-  { paths: ["scripts/host/check.ts", "scripts/host/grants.ts"], what: "`npm run host:check`." },
+  {
+    paths: ["scripts/host/check.ts", "scripts/host/prisma-names.ts", "scripts/host/gate.ts", "scripts/host/grants.ts"],
+    what:
+      "`npm run host:check`, how it reads the tables and columns of the host's Prisma schema, and how it tries the " +
+      "module's paths through the host's own gate, and the grants it checks.",
+  },
   {
     paths: ["scripts/host/needs.json"],
-    what: "Written by the install: the tables, columns, migrations and triggers `host:check` looks for.",
+    what:
+      "Written by the install: the tables, columns, migrations and triggers `host:check` looks for, the host's " +
+      "schema and the files the install wrote.",
     generated: true,
   },
   {
@@ -68,8 +77,11 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
 
 /** The host's record of what the install wrote: each file's SHA-256, so a later install knows what the host edited. */
 export const STATE_FILE = ".lead-intake-module.json";
-/** What `next start` needs in its environment for the preload (docs/host-guide.md, "The preload"). */
-export const PRELOAD = "NODE_OPTIONS=--import=./lib/runtime/next-server-preload.mjs";
+/** The preload of `next start` (docs/host-guide.md, "The preload"), under the host's source root. */
+export const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
+/** What `next start` needs in its environment for the preload, in a host whose sources are under `sourceRoot`. */
+export const preloadFor = (sourceRoot = "") => `NODE_OPTIONS=--import=./${sourceRoot}${PRELOAD_FILE}`;
+export const PRELOAD = preloadFor();
 
 /** Files of a listed path that are not the module's: the project's own build output and editor files. */
 const SKIPPED = /(^|\/)(\.DS_Store|node_modules)(\/|$)/;

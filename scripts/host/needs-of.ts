@@ -1,17 +1,17 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { getSchema } from "@mrleebo/prisma-ast";
 import { migrationObjects } from "../../lib/runtime/migration-objects.mjs";
 import type { HostNeeds } from "./check";
-import { columnOf, fields, models, SCALARS, tableOf } from "./schema";
+import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
+import { HOST_OWN_FIELDS } from "./schema";
 
 /** Read from the module's own prisma/schema.prisma and prisma/migrations, so it never disagrees with them. */
 export function hostNeeds(moduleRoot: string): HostNeeds {
-  const schema = getSchema(readFileSync(path.join(moduleRoot, "prisma/schema.prisma"), "utf8"));
+  const schema = parseSchema(readFileSync(path.join(moduleRoot, "prisma/schema.prisma"), "utf8"));
   const tables: Record<string, string[]> = {};
   for (const model of models(schema)) {
-    tables[tableOf(model)] = fields(model)
-      .filter((f) => SCALARS.has(String(f.fieldType)))
+    tables[tableOf(model)] = columnFields(schema, model)
+      .filter((f) => !HOST_OWN_FIELDS.has(`${model.name}.${f.name}`))
       .map(columnOf);
   }
   const { migrations, triggers } = migrationObjects(path.join(moduleRoot, "prisma/migrations"));

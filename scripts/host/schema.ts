@@ -1,11 +1,14 @@
-import { getSchema, printSchema, type Block, type Field, type Model, type Schema } from "@mrleebo/prisma-ast";
+import { printSchema, type Field, type Model } from "@mrleebo/prisma-ast";
 import { validate } from "@prisma/prisma-schema-wasm";
+import { columnFields, columnOf, fields, models, parseSchema, tableOf } from "./prisma-names";
 
 /**
- * The module's Prisma models merged into a host's schema, on the parsed schemas (never by editing text): a model
- * the host lacks is added whole; a host model of the same table keeps everything of its own and gets the module's
- * scalar fields it lacks, and the relation fields that point at a model the module adds. The module needs no
- * relation between the host's own models (it reads and writes them with SQL), so those stay the host's choice.
+ * The module's Prisma models merged into a host's schema, decided on the parsed schemas and written as lines added to
+ * the host's text, so that every line of the host's stays as it was (its comments, order and alignment): a model the
+ * host lacks is added whole, with the comment above it; a host model of the same table keeps everything of its own
+ * and gets the module's column fields it lacks (after the host's last column field) and the relation fields that
+ * point at a model the module adds (after its last field). The module needs no relation between the host's own
+ * models (it reads and writes them with SQL), so those stay the host's choice.
  */
 export interface SchemaMerge {
   schema: string;
@@ -15,34 +18,54 @@ export interface SchemaMerge {
   conflicts: string[];
 }
 
-export const SCALARS = new Set(["String", "Int", "BigInt", "Float", "Decimal", "Boolean", "DateTime", "Json", "Bytes"]);
-
-export const models = (schema: Schema) => schema.list.filter((block): block is Model => block.type === "model");
-export const fields = (model: Model) => model.properties.filter((p): p is Field => p.type === "field");
-const unquote = (value: unknown) => (typeof value === "string" ? value.replace(/^"|"$/g, "") : undefined);
-
-/** The table a model maps to: its `@@map`, else its name. */
-export function tableOf(model: Model): string {
-  for (const p of model.properties) {
-    if (p.type === "attribute" && p.kind === "object" && p.name === "map")
-      return unquote(p.args[0]?.value) ?? model.name;
-  }
-  return model.name;
-}
-
-/** The column a field maps to: its `@map`, else its name. */
-export function columnOf(field: Field): string {
-  const map = field.attributes?.find((a) => a.name === "map" && !a.group);
-  return unquote(map?.args?.[0]?.value) ?? field.name;
-}
+/**
+ * Fields of the module's schema on the host's tables whose columns the module never reads or writes. This project's
+ * own database has them (migration host_tables creates them with a table the database lacks), but a host's table
+ * may not: the install adds none of them (nor a relation on them) to a host's model, and `host:check` does not look
+ * for their columns.
+ */
+export const HOST_OWN_FIELDS = new Set(["User.createdAt", "Referral.preferredAgentId", "Referral.preferredAgent"]);
 
 const typeOf = (field: Field) => `${String(field.fieldType)}${field.array ? "[]" : ""}`;
+const lineOf = (node: { location?: { startLine?: number } }) => (node.location?.startLine ?? 1) - 1;
 
-export function mergeSchemas(hostText: string, moduleText: string): SchemaMerge {
-  const host = getSchema(hostText);
-  const ours = getSchema(moduleText);
+/** A model of the module's schema as its text there: the comment lines right above it, through its closing brace. */
+function modelText(lines: string[], model: Model): string {
+  let start = lineOf(model);
+  while (start > 0 && lines[start - 1].trimStart().startsWith("//")) start--;
+  let end = lineOf(model);
+  while (lines[end].trim() !== "}") end++;
+  return lines.slice(start, end + 1).join("\n");
+}
+
+/** A field's line, with its name and type padded as the host's line it goes below pads them. */
+function fieldLine(field: Field, below: string | undefined): string {
+  const printed = printSchema({ type: "schema", list: [{ type: "model", name: "M", properties: [field] }] });
+  const [, name, type, rest] = /^\s+(\S+)\s+(\S+)\s*(.*)$/.exec(printed.split("\n").find((l) => l.startsWith("  "))!)!;
+  const columns = below ? /^(\s*\S+\s+)(\S+\s+)?/.exec(below) : null;
+  const nameWidth = Math.max(columns?.[1].length ?? 0, name.length + 3);
+  const typeWidth = Math.max(columns?.[2]?.length ?? 0, type.length + 1);
+  return `${`  ${name}`.padEnd(nameWidth)}${rest ? type.padEnd(typeWidth) + rest : type}`.trimEnd();
+}
+
+/**
+ * `addedBefore`: the fields earlier installs added. One of them the host's schema lacks was removed by the host: the
+ * merge would add it again, and every field it adds is one the module's code is typed by, so it refuses and says why.
+ */
+export function mergeSchemas(
+  hostText: string,
+  moduleText: string,
+  addedBefore: ReadonlySet<string> = new Set(),
+): SchemaMerge {
+  const host = parseSchema(hostText);
+  const ours = parseSchema(moduleText);
+  const moduleLines = moduleText.split("\n");
+  const hostLines = hostText.replace(/\n$/, "").split("\n");
   const added: string[] = [];
   const conflicts: string[] = [];
+  /** Lines to add after a line of the host's text, by that line's index. */
+  const inserts = new Map<number, string[]>();
+  const appended: string[] = [];
   const hostByTable = new Map(models(host).map((m) => [tableOf(m), m]));
   const moduleAdded = new Set(
     models(ours)
@@ -59,7 +82,7 @@ export function mergeSchemas(hostText: string, moduleText: string): SchemaMerge 
           `model ${wanted.name} of the host maps table ${tableOf(taken)}; ` +
             `the module needs that name for ${tableOf(wanted)}`,
         );
-      host.list.push({ type: "break" } as Block, wanted);
+      appended.push(modelText(moduleLines, wanted));
       added.push(wanted.name);
       continue;
     }
@@ -67,26 +90,41 @@ export function mergeSchemas(hostText: string, moduleText: string): SchemaMerge 
       conflicts.push(`model ${existing.name} maps table ${tableOf(wanted)}; the module needs it named ${wanted.name}`);
       continue;
     }
+    const wantedColumns = new Set(columnFields(ours, wanted));
+    const hostColumns = columnFields(host, existing);
     for (const field of fields(wanted)) {
+      const name = `${wanted.name}.${field.name}`;
       const own = fields(existing).find((f) => f.name === field.name);
-      const scalar = SCALARS.has(String(field.fieldType));
+      const column = wantedColumns.has(field);
       if (own) {
-        if (scalar && (columnOf(own) !== columnOf(field) || typeOf(own) !== typeOf(field))) {
+        if (column && (columnOf(own) !== columnOf(field) || typeOf(own) !== typeOf(field))) {
           conflicts.push(
-            `${wanted.name}.${field.name} is ${typeOf(own)} on column ${columnOf(own)} in the host's schema; ` +
+            `${name} is ${typeOf(own)} on column ${columnOf(own)} in the host's schema; ` +
               `the module needs ${typeOf(field)} on column ${columnOf(field)}`,
           );
         }
         continue;
       }
-      if (scalar || moduleAdded.has(String(field.fieldType))) {
-        const lastField = existing.properties.reduce((last, p, i) => (p.type === "field" ? i : last), -1);
-        existing.properties.splice(lastField + 1, 0, field);
-        added.push(`${wanted.name}.${field.name}`);
+      if (HOST_OWN_FIELDS.has(name) || !(column || moduleAdded.has(String(field.fieldType)))) continue;
+      if (addedBefore.has(name)) {
+        conflicts.push(
+          `${name} (column ${tableOf(wanted)}.${columnOf(field)}), which an earlier install added, was removed from ` +
+            "the host's schema; the module's code is typed by it: put the field back",
+        );
+        continue;
       }
+      const anchors = column && hostColumns.length ? hostColumns : fields(existing);
+      const after = anchors.length ? lineOf(anchors[anchors.length - 1]) : lineOf(existing);
+      const lines = inserts.get(after) ?? [];
+      lines.push(fieldLine(field, anchors.length ? hostLines[after] : undefined));
+      inserts.set(after, lines);
+      added.push(name);
     }
   }
-  const schema = printSchema(host);
+  const schema =
+    [...hostLines.flatMap((line, i) => [line, ...(inserts.get(i) ?? [])]), ...appended.flatMap((m) => ["", m])].join(
+      "\n",
+    ) + "\n";
   if (conflicts.length === 0) {
     try {
       validate(JSON.stringify({ prismaSchema: [["schema.prisma", schema]], noColorErrors: true }));
@@ -102,17 +140,4 @@ export function mergeSchemas(hostText: string, moduleText: string): SchemaMerge 
     }
   }
   return { schema, added, conflicts };
-}
-
-/** The `output` of the schema's `prisma-client` generator (relative to the schema's folder), or undefined. */
-export function clientOutputOf(schemaText: string): string | undefined {
-  for (const block of getSchema(schemaText).list) {
-    if (block.type !== "generator") continue;
-    const value = (key: string) => {
-      const assignment = block.assignments.find((a) => a.type === "assignment" && a.key === key);
-      return assignment?.type === "assignment" ? unquote(assignment.value) : undefined;
-    };
-    if (value("provider") === "prisma-client") return value("output");
-  }
-  return undefined;
 }

@@ -49,7 +49,7 @@ async function expectHealth(live: number, ready: number, baseUrl = server.baseUr
     expect({ p, status: response.status, body: JSON.parse(response.text) }).toEqual({
       p,
       status,
-      body: { status: status === 200 ? "ok" : "unavailable" },
+      body: status === 200 ? { status: "ok" } : { status: "unavailable", reason: "database-not-ready" },
     });
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("x-request-id")).toBeTruthy();

@@ -26,7 +26,7 @@ const COMPONENTS_ID = "https://lead-intake.invalid/openapi/components";
 
 let state: { document: Json; ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
 
-/** The document, generated from the current source (as the build writes it to public/openapi.json). */
+/** The document, generated from the current source (as /openapi.json serves it). */
 export function openApiDocument(): Json {
   return init().document;
 }

@@ -1,112 +1,109 @@
-import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_KEY_LENGTH, unusableKeyProblem } from "@/lib/api/api-key.mjs";
 import { settingsProblem } from "@/lib/settings.mjs";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
-import { MODULE_FILES, moduleFiles, PRELOAD, STATE_FILE } from "@/scripts/host/manifest";
-import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
+import { MODULE_FILES, moduleFiles, PRELOAD_FILE, STATE_FILE } from "@/scripts/host/manifest";
+import type { ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
+import {
+  applyHostMigrations,
+  checks,
+  FIXTURES,
+  followSteps,
+  MACHINE,
+  mustRun,
+  printedSteps,
+  problems,
+  referralsPage,
+  ROOT,
+  run,
+  startHost,
+  tree,
+} from "../helpers/host-app";
 import { createEmptyDatabase } from "../helpers/host-install";
 
 /**
  * The module put into a host app as the host guide says: a copy of tests/fixtures/host-app (create-next-app@16 with
  * its defaults: cacheComponents, TypeScript target ES2017, Tailwind; plus the CRM's own Prisma schema with columns of
- * its own, its client generated into app/generated/prisma, its own migration and its own /referrals page) gets
- * `npm run host:install`, then npm install, prisma generate, npm run build and `next start` with the preload, on an
- * empty database: the module's API, /docs and the host's own page are served by the host's one server.
+ * its own, its client generated into app/generated/prisma, its own migration and its own /referrals page), applied
+ * as the host applies it, gets `npm run host:install`, then exactly the steps the install prints (install, generate,
+ * build, the host's own `npm start`, host:check), on the host's database: the module's API, /docs and the host's own
+ * page are served by the host's one server, and the host's lint, typecheck, build and page come out as they went in.
+ *
+ * Each variant is the base fixture with the files of an overlay folder on top: tests/fixtures/host-app-lean adds a
+ * migration of the host's that leaves referrals with only the columns the module writes and users without
+ * created_at, and its schema without their fields.
  */
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const FIXTURE = path.join(ROOT, "tests/fixtures/host-app");
 /** The files the install edits in place; every other change is a file of the manifest or the install's record. */
 const EDITED = ["next.config.ts", "package.json", "prisma/schema.prisma"];
 
-let parent: string;
-let host: string;
-let db: TestDatabase;
-let server: ProcessGroup;
-let baseUrl: string;
-let installOutput: string;
-let before: Map<string, string>;
-let afterInstall: Map<string, string>;
+const VARIANTS = [
+  { name: "create-next-app@16 with columns of its own", overlay: undefined, preferredAgentColumn: true },
+  { name: "referrals with only the module's columns", overlay: "host-app-lean", preferredAgentColumn: false },
+] as const;
 
-function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
-  const environment = Object.fromEntries(
-    Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined),
-  ) as NodeJS.ProcessEnv;
-  const result = spawnSync(command, args, { cwd, env: environment, encoding: "utf8", timeout: 600_000 });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
-}
+describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant) => {
+  let parent: string;
+  let host: string;
+  let db: TestDatabase;
+  let server: ProcessGroup;
+  let baseUrl: string;
+  let installOutput: string;
+  let before: Map<string, string>;
+  let afterInstall: Map<string, string>;
+  let checksBefore: ReturnType<typeof checks>;
+  let buildBefore: string[];
+  let buildAfter: string[];
+  let pageBefore: Awaited<ReturnType<typeof referralsPage>>;
 
-function mustRun(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}): string {
-  const { status, output } = run(command, args, cwd, env);
-  if (status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${status}:\n${output.slice(-4000)}`);
-  return output;
-}
+  const startHostApp = (env: Record<string, string | undefined>) =>
+    startHost(host, "npm", { DATABASE_URL: db.url, ...env });
 
-/** Every file under a folder (no node_modules, .next or generated client) with its SHA-256. */
-function tree(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (relative: string) => {
-    for (const name of readdirSync(path.join(dir, relative))) {
-      const child = relative ? `${relative}/${name}` : name;
-      if (["node_modules", ".next", "app/generated"].includes(child)) continue;
-      if (statSync(path.join(dir, child)).isDirectory()) walk(child);
-      else
-        files.set(
-          child,
-          createHash("sha256")
-            .update(readFileSync(path.join(dir, child)))
-            .digest("hex"),
-        );
+  const install = () => mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
+  const settings = () => ({ ...MACHINE, DATABASE_URL: db.url, LEADS_API_KEY: TEST_KEY });
+
+  beforeAll(async () => {
+    parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-"));
+    host = path.join(parent, "host-app");
+    cpSync(path.join(FIXTURES, "host-app"), host, { recursive: true });
+    if (variant.overlay) cpSync(path.join(FIXTURES, variant.overlay), host, { recursive: true });
+    db = await createEmptyDatabase();
+    // The host as it was: its packages, its client, its migrations applied as `prisma migrate deploy` applies them.
+    await applyHostMigrations(host, db.url);
+    mustRun("npm", ["install"], host, MACHINE);
+    mustRun("npx", ["prisma", "generate"], host, MACHINE);
+    // After the build, as after the install's steps: the host's typecheck reads the route types the build generates.
+    buildBefore = problems(mustRun("npm", ["run", "build"], host, MACHINE));
+    checksBefore = checks(host, MACHINE);
+    const { group, url } = await startHostApp({});
+    try {
+      pageBefore = await referralsPage(url);
+    } finally {
+      await group.stop();
     }
-  };
-  walk("");
-  return files;
-}
+    rmSync(path.join(host, ".next"), { recursive: true, force: true });
 
-const install = () => mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
+    before = tree(host);
+    installOutput = install();
+    afterInstall = tree(host);
+    // The printed steps, as printed: the settings are given in the environment, `npm start` is the server.
+    buildAfter = await followSteps(printedSteps(installOutput), host, settings(), async () => {
+      ({ group: server, url: baseUrl } = await startHostApp({ LEADS_API_KEY: TEST_KEY }));
+    });
+  }, 1_800_000);
 
-async function startHost(env: Record<string, string | undefined>): Promise<{ group: ProcessGroup; url: string }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const group = await startProcessGroup(
-    process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "-p", String(port)],
-    { NODE_OPTIONS: PRELOAD.replace("NODE_OPTIONS=", ""), DATABASE_URL: db.url, LEADS_ACCESS_LOG: "on", ...env },
-    `${url}/api/health/live`,
-    { cwd: host },
-  );
-  return { group, url };
-}
+  afterAll(async () => {
+    await server?.stop();
+    await db?.sql.end();
+    if (parent) rmSync(parent, { recursive: true, force: true });
+  });
 
-beforeAll(async () => {
-  parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-"));
-  host = path.join(parent, "host-app");
-  cpSync(FIXTURE, host, { recursive: true });
-  before = tree(host);
-  installOutput = install();
-  afterInstall = tree(host);
-  mustRun("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], host);
-  // The schema engine is not needed to generate; its download is not possible here (package.json's db:generate).
-  mustRun("npx", ["prisma", "generate"], host, { PRISMA_SCHEMA_ENGINE_BINARY: "package.json" });
-  mustRun("npm", ["run", "build"], host);
-  db = await createEmptyDatabase();
-  ({ group: server, url: baseUrl } = await startHost({ LEADS_API_KEY: TEST_KEY }));
-}, 900_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await db?.sql.end();
-  if (parent) rmSync(parent, { recursive: true, force: true });
-});
-
-describe("npm run host:install into a create-next-app@16 host", () => {
-  it("adds the manifest's files, edits only package.json, next.config.ts and the schema, says what is left", () => {
+  it("adds the manifest's files, edits only package.json, next.config.ts and the schema, prints runnable steps", () => {
     const after = afterInstall;
     const added = [...after.keys()].filter((f) => !before.has(f)).sort();
     const changed = [...before.keys()].filter((f) => after.has(f) && after.get(f) !== before.get(f)).sort();
@@ -114,7 +111,13 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     const expected = [...moduleFiles(ROOT), ...generated, STATE_FILE].filter((f) => !before.has(f));
     expect(added).toEqual(expected.sort());
     expect(changed).toEqual(EDITED);
-    expect(installOutput).toContain(`3. Start with the preload: ${PRELOAD} next start`);
+    expect(printedSteps(installOutput)).toEqual([
+      "npm install && npx prisma generate",
+      expect.stringMatching(/^Set LEADS_API_KEY \(at least 32 characters/),
+      "npm run build",
+      "npm start",
+      "npm run host:check",
+    ]);
     const packageJson = JSON.parse(readFileSync(path.join(host, "package.json"), "utf8"));
     const lock = JSON.parse(readFileSync(path.join(ROOT, "package-lock.json"), "utf8"));
     for (const name of ["zod", "pg", "@prisma/driver-adapter-utils", "@vercel/otel", "@opentelemetry/sdk-trace-base"]) {
@@ -123,11 +126,31 @@ describe("npm run host:install into a create-next-app@16 host", () => {
         version: lock.packages[`node_modules/${name}`].version,
       });
     }
-    expect(packageJson.scripts.build).toBe("tsx scripts/build-openapi.ts && next build");
+    expect(packageJson.scripts.start).toBe(`NODE_OPTIONS="$NODE_OPTIONS --import=./${PRELOAD_FILE}" next start`);
+    expect(installOutput).toContain(`start runs next start with the preload`);
     expect(readFileSync(path.join(host, "next.config.ts"), "utf8")).toContain(
       'serverExternalPackages: ["pg", "@prisma/adapter-pg"]',
     );
   });
+
+  it("adds to the host's schema only fields whose columns the database has, keeping every line of the host's", () => {
+    const fixtureSchema = readFileSync(path.join(FIXTURES, variant.overlay ?? "host-app", "prisma/schema.prisma"));
+    const schema = readFileSync(path.join(host, "prisma/schema.prisma"), "utf8");
+    const hostLines = fixtureSchema.toString("utf8").replace(/\n$/, "").split("\n");
+    let next = 0;
+    for (const line of schema.split("\n")) if (line === hostLines[next]) next++;
+    expect(hostLines.slice(next)).toEqual([]);
+    expect(schema.includes("preferredAgentId")).toBe(variant.preferredAgentColumn);
+    expect(installOutput).not.toContain("Referral.preferredAgentId");
+  });
+
+  it("leaves the host's lint, typecheck and build as they were, and its /referrals page", async () => {
+    expect(checks(host, settings())).toEqual(checksBefore);
+    expect(buildAfter).toEqual(buildBefore);
+    // Before any lead is created: the same status and content as before the install.
+    expect(pageBefore.status).toBe(200);
+    expect(await referralsPage(baseUrl)).toEqual(pageBefore);
+  }, 300_000);
 
   it("serves the module's operations through the host's server, on host tables with columns of their own", async () => {
     const lead = { leadName: "Host Guest Lead", leadMobileNumber: "012-345 6789", referrer: "Host Roadshow" };
@@ -145,6 +168,7 @@ describe("npm run host:install into a create-next-app@16 host", () => {
       created.body.lead.leadCustomerId,
     ]);
     expect(rows).toEqual([{ loyalty_tier: "none" }]);
+    expect((await call("GET", "/api/health/ready", { baseUrl, key: null })).body).toEqual({ status: "ok" });
   });
 
   it("serves /docs and the module's own document", async () => {
@@ -160,9 +184,11 @@ describe("npm run host:install into a create-next-app@16 host", () => {
       baseUrl,
       body: { leadName: "Shown On Host Page", leadMobileNumber: "0198887777", referrer: "Facebook Ads" },
     });
-    const page = await fetch(`${baseUrl}/referrals`);
+    const page = await referralsPage(baseUrl);
     expect(page.status).toBe(200);
-    expect((await page.text()).replaceAll("<!-- -->", "")).toContain("Shown On Host Page (Pending) from Facebook Ads");
+    expect(page.text).toContain("Shown On Host Page (Pending) from Facebook Ads");
+    const listed = await call("GET", "/api/leads", { baseUrl });
+    expect(listed.body.leads.map((l: { leadName: string }) => l.leadName)).toContain("Shown On Host Page");
   });
 
   it("host:check: one line each, exit 0 on the host; 1 with a short key or a column lead creation misses", async () => {
@@ -176,9 +202,10 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     expect(lines.map((l) => l.split(":")[0])).toEqual([
       "ok   key",
       "ok   settings",
-      "note preload",
+      "ok   preload",
       "ok   database",
       "ok   columns",
+      "ok   schema",
       "ok   tables",
       "ok   layout",
       "ok   migrations",
@@ -241,13 +268,45 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     }
   }, 120_000);
 
-  it("with a short key: the host's page answers 200, the data operations 503, said once at start", async () => {
+  it("host:check: a FAIL with the fix for a schema field without its column, and one naming a missing file", () => {
+    const env = { DATABASE_URL: db.url, LEADS_API_KEY: TEST_KEY };
+    const schemaFile = path.join(host, "prisma/schema.prisma");
+    const schema = readFileSync(schemaFile, "utf8");
+    writeFileSync(
+      schemaFile,
+      schema.replace('  @@map("users")', '  nickname String? @map("nick")\n\n  @@map("users")'),
+    );
+    const route = path.join(host, "app/api/leads/route.ts");
+    const routeText = readFileSync(route);
+    unlinkSync(route);
+    try {
+      const failed = run("npm", ["run", "--silent", "host:check"], host, env);
+      expect(failed.status).toBe(1);
+      expect(failed.output.split("\n")).toEqual(
+        expect.arrayContaining([
+          "FAIL install: missing app/api/leads/route.ts; run npm run host:install again to put them back",
+          "FAIL schema: User.nickname has no column users.nick: remove the field from prisma/schema.prisma and run " +
+            "npx prisma generate, or add the column with a migration of the host's",
+        ]),
+      );
+    } finally {
+      writeFileSync(schemaFile, schema);
+      writeFileSync(route, routeText);
+    }
+  });
+
+  it("with a short key: the host's page answers 200, the data operations and readiness 503, said once at start", async () => {
     const short = { LEADS_API_KEY: "k".repeat(MIN_KEY_LENGTH - 1) };
-    const { group, url } = await startHost(short);
+    const { group, url } = await startHostApp(short);
     try {
       expect((await fetch(`${url}/referrals`)).status).toBe(200);
       const res = await call("GET", "/api/leads", { baseUrl: url });
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: "API_NOT_CONFIGURED" });
+      const ready = await call("GET", "/api/health/ready", { baseUrl: url, key: null });
+      expect({ status: ready.status, body: ready.body }).toEqual({
+        status: 503,
+        body: { status: "unavailable", reason: "not-configured" },
+      });
       const lines = group
         .output()
         .split("\n")
@@ -276,4 +335,41 @@ describe("npm run host:install into a create-next-app@16 host", () => {
     expect(output).toContain(`- kept, edited by the host (compare with the module's): ${edited}`);
     expect(output).toContain("- prisma/schema.prisma: already has the module's models");
   }, 120_000);
+
+  it("run again after the host removed a field the install added: refuses, says why, changes nothing", () => {
+    const schemaFile = path.join(host, "prisma/schema.prisma");
+    const schema = readFileSync(schemaFile, "utf8");
+    writeFileSync(schemaFile, schema.replace(/^ {2}remark .*\n/m, ""));
+    const files = tree(host);
+    try {
+      const refused = run("npm", ["run", "--silent", "host:install", "--", host], ROOT);
+      expect(refused.status).toBe(1);
+      expect(tree(host)).toEqual(files);
+      expect(refused.output).toContain(
+        "Referral.remark (column referrals.remark), which an earlier install added, was removed from the host's schema",
+      );
+    } finally {
+      writeFileSync(schemaFile, schema);
+    }
+  }, 120_000);
+
+  it("host:uninstall --yes: the host's files, lint, typecheck and build are again those from before the install", async () => {
+    await server.stop();
+    const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", host, "--yes"], ROOT, {
+      DATABASE_URL: db.url,
+    });
+    // The test before this one left the host's own edit of a module file: named and kept.
+    const edited = "lib/leads/sources/default-sources.json";
+    expect(output).toContain(`- kept, edited by the host: ${edited}`);
+    rmSync(path.join(host, edited));
+    // The step it prints: the lockfile back to the host's packages, and the host's client.
+    expect(output.trim().split("\n").at(-1)).toBe("1. npm install && npx prisma generate");
+    mustRun("sh", ["-c", "npm install && npx prisma generate"], host, MACHINE);
+    // tree() leaves out tsc's incremental cache (create-next-app ignores *.tsbuildinfo), rewritten by every typecheck.
+    expect(tree(host)).toEqual(before);
+    expect(checks(host, MACHINE)).toEqual(checksBefore);
+    expect(problems(mustRun("npm", ["run", "build"], host, MACHINE))).toEqual(buildBefore);
+    const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM pg_proc WHERE proname LIKE 'lead_intake%'");
+    expect(rows).toEqual([{ n: 0 }]);
+  }, 600_000);
 });

@@ -139,7 +139,7 @@ describe("adding an optional lead field by README's recipe", () => {
     await writeFile(path.join(copy, "tests/integration/new-field.test.ts"), NEW_FIELD_TEST);
     for (const [command, ...args] of [
       ["npx", "tsx", "scripts/migration-checksums.ts"],
-      ["npx", "tsx", "scripts/build-openapi.ts"],
+      ["npm", "run", "db:generate"],
       ["npx", "tsx", "scripts/client-types.ts"],
       ["npx", "tsc", "--noEmit"],
     ]) {

@@ -26,8 +26,8 @@ async function send(method: string, path: string, options: CallOptions = {}): Pr
   const res = await call(method, path, options);
   const key = `${method.toLowerCase()} ${new URL(path, "http://x").pathname}`;
   if (!seen.has(key)) seen.set(key, new Set());
-  // An error's code, or a health check's status ("unavailable").
-  seen.get(key)!.add(res.status < 400 ? String(res.status) : (res.body.code ?? res.body.status));
+  // An error's code, or why readiness answered "unavailable".
+  seen.get(key)!.add(res.status < 400 ? String(res.status) : (res.body.code ?? res.body.reason));
   expect(contractViolations(method, path, res)).toEqual([]);
   return res;
 }
@@ -311,10 +311,21 @@ describe("contract: health checks", () => {
       ).rows[0].n;
     while ((await sleeping()) < DEFAULT_POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 50));
     const started = Date.now();
-    expect((await send("GET", "/api/health/ready", { key: null })).status).toBe(503);
+    expect((await send("GET", "/api/health/ready", { key: null })).body).toEqual({
+      status: "unavailable",
+      reason: "database-not-ready",
+    });
     expect(Date.now() - started).toBeLessThan(2_000);
     await busy;
     expect((await send("GET", "/api/health/ready", { key: null })).status).toBe(200);
+  });
+
+  it("answers readiness 503 not-configured while the data operations would answer 503 API_NOT_CONFIGURED", async () => {
+    const ready = await notConfigured(() => send("GET", "/api/health/ready", { key: null }));
+    expect({ status: ready.status, body: ready.body }).toEqual({
+      status: 503,
+      body: { status: "unavailable", reason: "not-configured" },
+    });
   });
 });
 

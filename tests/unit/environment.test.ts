@@ -6,7 +6,7 @@ import { environmentTable, PAGES, VARIABLES, withTable } from "@/scripts/environ
 
 /** The table of environment variables (scripts/environment.ts) lists each variable the code reads; docs show it. */
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const SOURCES = ["lib", "app", "scripts", "bench", "instrumentation.ts", "proxy.ts"];
+const SOURCES = ["lib", "app", "scripts", "bench", "instrumentation.ts"];
 const SKIPPED = new Set(["lib/generated", "node_modules", ".next"]);
 
 function sourceFiles(entry: string): string[] {

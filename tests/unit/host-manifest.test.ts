@@ -5,7 +5,11 @@ import { describe, expect, it } from "vitest";
 import { MODULE_FILES, manifestTable, moduleFiles } from "@/scripts/host/manifest";
 import { hostNeeds } from "@/scripts/host/needs-of";
 import { mergeSchemas } from "@/scripts/host/schema";
-import { withServerExternalPackages } from "@/scripts/host/next-config";
+import {
+  serverExternalPackagesOf,
+  withoutServerExternalPackages,
+  withServerExternalPackages,
+} from "@/scripts/host/next-config";
 
 /**
  * The manifest of the module's files for a host (scripts/host/manifest.ts) is complete and is what the guide shows;
@@ -65,6 +69,42 @@ describe("the schema merge", () => {
     expect(merged.schema).toContain('output   = "../app/generated/prisma"');
   });
 
+  const HOST_REFERRALS =
+    `${HEAD}\n// The CRM's referrals.\nmodel Referral {\n  id       Int      @id @default(autoincrement())\n` +
+    '  leadName String   @map("lead_name")\n  owner    Customer @relation(fields: [ownerId], references: [id])\n' +
+    '  ownerId  String   @map("owner_id")\n\n  @@map("referrals")\n}\n\n' +
+    'model Customer {\n  id        String     @id\n  referrals Referral[]\n\n  @@map("customers")\n}\n\n' +
+    'model User {\n  id   Int    @id @default(autoincrement())\n  name String\n\n  @@map("users")\n}\n';
+
+  it("keeps every line of the host's, adds column fields after its last column field, and none the module never uses", () => {
+    const merged = mergeSchemas(HOST_REFERRALS, MODULE_SCHEMA);
+    expect(merged.conflicts).toEqual([]);
+    expect(merged.added).toContain("Referral.remark");
+    expect(merged.added).not.toContain("Referral.preferredAgentId");
+    expect(merged.added).not.toContain("User.createdAt");
+    const lines = merged.schema.split("\n");
+    // The host's text, line for line and in order (lines are only added), with the comment right above its model.
+    const hostLines = HOST_REFERRALS.replace(/\n$/, "").split("\n");
+    let next = 0;
+    for (const line of lines) if (line === hostLines[next]) next++;
+    expect(hostLines.slice(next)).toEqual([]);
+    expect(merged.schema).toContain("// The CRM's referrals.\nmodel Referral {\n");
+    const referral = lines.slice(lines.indexOf("model Referral {"), lines.indexOf('  @@map("referrals")'));
+    const at = (start: string) => referral.findIndex((line) => line.startsWith(start));
+    expect(at("  ownerId ")).toBeLessThan(at("  remark "));
+    expect(at("  owner ")).toBeLessThan(at("  ownerId "));
+    expect(referral).toContain('  projectType String?  @map("project_type")');
+    // A model the host lacks comes with the comment above it in the module's schema.
+    expect(merged.schema).toMatch(/\/\/ Requests per key digest[^\n]*\nmodel LeadRateLimitCount \{/);
+  });
+
+  it("refuses to add again a field an earlier install added and the host removed, and says why", () => {
+    expect(mergeSchemas(HOST_REFERRALS, MODULE_SCHEMA, new Set(["Referral.remark"])).conflicts).toEqual([
+      "Referral.remark (column referrals.remark), which an earlier install added, was removed from the host's " +
+        "schema; the module's code is typed by it: put the field back",
+    ]);
+  });
+
   it("refuses a host model of the module's table under another name, and a field on another column", () => {
     const renamed = `${HEAD}\nmodel Client {\n  id String @id\n\n  @@map("customers")\n}\n`;
     expect(mergeSchemas(renamed, MODULE_SCHEMA).conflicts).toContain(
@@ -109,5 +149,41 @@ describe("the next.config edit of `npm run host:install`", () => {
     expect(edit(`export default { serverExternalPackages: ["@prisma/adapter-pg", "pg"] };`)).toBeNull();
     expect(edit(`export default makeConfig();`)).toBeUndefined();
     expect(edit(`export default { serverExternalPackages: packages };`)).toBeUndefined();
+  });
+
+  // Each of these evaluates to a list the text alone does not give (a later key wins, a spread may hold one): the
+  // install says to add the packages by hand rather than claim an edit that the config would not see.
+  it.each([
+    ["a quoted key", `export default { "serverExternalPackages": ["sharp"] };`],
+    ["a shorthand", `const serverExternalPackages = ["sharp"];\nexport default { serverExternalPackages };`],
+    ["a computed key", `const key = "serverExternalPackages";\nexport default { [key]: ["sharp"] };`],
+    ["a spread", `const base = { serverExternalPackages: ["sharp"] };\nexport default { ...base };`],
+    ["a spread without the name", `export default { ...base, cacheComponents: true };`],
+    ["the key twice", `export default { serverExternalPackages: ["a"], serverExternalPackages: ["b"] };`],
+    [
+      "a later assignment",
+      `const c = { serverExternalPackages: [] };\nc.serverExternalPackages = ["b"];\nexport default c;`,
+    ],
+    ["an element that is not a string", `export default { serverExternalPackages: ["a", ...more] };`],
+  ])("leaves a config with %s to the host", (_, config) => {
+    expect(edit(config)).toBeUndefined();
+    expect(serverExternalPackagesOf(config, "next.config.ts")).toBeUndefined();
+  });
+
+  it.each([
+    [
+      "a created property",
+      `const nextConfig = {\n  /* options */\n  cacheComponents: true,\n};\nexport default nextConfig;\n`,
+    ],
+    ["a created property in an empty object", `export default {};\n`],
+    ["the host's own packages first", `export default { serverExternalPackages: ["sharp"] };\n`],
+    ["the host's own package between", `export default { serverExternalPackages: ["pg", "sharp"] };\n`],
+  ])("takes out what it added to %s, back to the host's text", (_, config) => {
+    const before = serverExternalPackagesOf(config, "next.config.ts")!;
+    const added = PACKAGES.filter((p) => !before.includes(p));
+    const created = !config.includes("serverExternalPackages");
+    const installed = edit(config)!;
+    expect(serverExternalPackagesOf(installed, "next.config.ts")).toEqual(expect.arrayContaining(PACKAGES));
+    expect(withoutServerExternalPackages(installed, "next.config.ts", added, created)).toBe(config);
   });
 });

@@ -1,23 +1,22 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
-import { buildOpenApiDocument } from "@/lib/openapi/document";
+import { describe, expect, it } from "vitest";
+import { servedDocument } from "@/scripts/client-types";
 
 /**
  * The two linters an integrator runs on the document: Redocly's
  * recommended ruleset (lib/openapi/redocly.yaml) and Spectral's spectral:oas (lib/openapi/spectral.yaml),
- * on the document as the build writes it to public/openapi.json. Neither may report anything, warnings included.
+ * on the document as /openapi.json serves it, written to a temporary file. Neither may report anything, warnings
+ * included.
  */
 const root = path.resolve(import.meta.dirname, "../..");
-const folder = mkdtempSync(path.join(tmpdir(), "lead-intake-openapi-"));
-const documentFile = path.join(folder, "openapi.json");
-writeFileSync(documentFile, `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
 const run = promisify(execFile);
 const bin = (name: string) => path.join(root, "node_modules/.bin", name);
+const DOCUMENT = path.join(mkdtempSync(path.join(tmpdir(), "lead-intake-openapi-")), "openapi.json");
+writeFileSync(DOCUMENT, JSON.stringify(servedDocument(), null, 2));
 
 /** The linters exit non-zero when they find problems; their JSON report is on stdout either way. */
 async function report(command: string, args: string[]): Promise<string> {
@@ -32,7 +31,7 @@ async function report(command: string, args: string[]): Promise<string> {
 
 describe("OpenAPI document: linters", () => {
   it("passes Redocly's recommended ruleset with no problem", async () => {
-    const out = await report("redocly", ["lint", documentFile, "--config=lib/openapi/redocly.yaml", "--format=json"]);
+    const out = await report("redocly", ["lint", DOCUMENT, "--config=lib/openapi/redocly.yaml", "--format=json"]);
     const { totals, problems } = JSON.parse(out);
     expect(problems).toEqual([]);
     expect(totals).toMatchObject({ errors: 0, warnings: 0 });
@@ -41,7 +40,7 @@ describe("OpenAPI document: linters", () => {
   it("passes Spectral's spectral:oas ruleset with no problem", async () => {
     const out = await report("spectral", [
       "lint",
-      documentFile,
+      DOCUMENT,
       "--ruleset=lib/openapi/spectral.yaml",
       "--format=json",
       "--quiet",

@@ -4,6 +4,8 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ERROR_STATUS, MAX_BODY_BYTES, type ErrorCode } from "@/lib/api/errors";
+import { GET as openApiRoute } from "@/app/openapi.json/route";
+import { DOCUMENT_HEADERS } from "@/lib/openapi/docs-headers";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import * as leads from "@/lib/leads/schemas";
 import { openApiDocument, schemaValidator } from "../helpers/openapi";
@@ -109,6 +111,26 @@ describe("OpenAPI document: generation", () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe("3.1");
+  });
+
+  it("is what /openapi.json serves, with its headers and an ETag a cache revalidates with (304)", async () => {
+    const res = openApiRoute(new Request("http://x/openapi.json"));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(doc);
+    expect(Object.fromEntries(res.headers)).toMatchObject({
+      "cache-control": "no-cache",
+      "content-security-policy": DOCUMENT_HEADERS["Content-Security-Policy"],
+      "content-type": "application/json; charset=utf-8",
+      "x-content-type-options": "nosniff",
+    });
+    const etag = res.headers.get("etag")!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const again = openApiRoute(new Request("http://x/openapi.json", { headers: { "if-none-match": `W/${etag}` } }));
+    expect({ status: again.status, etag: again.headers.get("etag"), body: await again.text() }).toEqual({
+      status: 304,
+      etag,
+      body: "",
+    });
   });
 
   it("takes its request and response schemas from zod (input for requests, output for responses)", () => {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 import defaultSources from "@/lib/leads/sources/default-sources.json";
 import { source } from "@/lib/leads/schemas";
 

@@ -1,0 +1,59 @@
+// A host's own proxy.ts or middleware.ts (a sign-in gate, as Auth.js, Clerk and better-auth set one up) runs before
+// the module's routes: it must let the module's paths through, which the install says and `host:check` tests.
+
+/** The module's public paths: its operations, health checks, the documentation page, its document and assets. */
+export const MODULE_PATHS = ["/api/leads", "/api/health", "/docs", "/openapi.json", "/swagger-ui"];
+
+/** A regular expression literal matching MODULE_PATHS and the paths under them, as the host's gate would test one. */
+export const MODULE_PATHS_PATTERN = String.raw`/^\/(${MODULE_PATHS.map((p) =>
+  p
+    .slice(1)
+    .replace(/\./g, String.raw`\.`)
+    .replace(/\//g, String.raw`\/`),
+).join("|")})(\/|$)/`;
+
+/** The install's one line for a host with its own gate. */
+export function gateLine(gate: string): string {
+  return (
+    `${gate} is the host's own and left as it is: let ${MODULE_PATHS.join(", ")} through before its session ` +
+    `check, first in it: if (${MODULE_PATHS_PATTERN}.test(request.nextUrl.pathname)) return NextResponse.next();`
+  );
+}
+
+/**
+ * `host:check`'s line on the way in: GET /api/leads/sources with the key, through the host's running server at
+ * `baseUrl`. A redirect, or a refusal that is not the module's JSON error, is the host's gate stopping the module.
+ */
+export async function gateCheck(
+  gate: string | null,
+  baseUrl: string | undefined,
+  key: string | undefined,
+): Promise<["ok" | "FAIL" | "note", string] | undefined> {
+  const gateName = gate ? `the host's ${gate}` : "the host's server";
+  if (!baseUrl)
+    return gate
+      ? ["note", `gate: ${gate} not tested; give the host's running server: --url <base URL> or LEADS_HOST_URL`]
+      : undefined;
+  const tried = "GET /api/leads/sources with the key";
+  let response: Response;
+  try {
+    response = await fetch(new URL("/api/leads/sources", baseUrl), {
+      redirect: "manual",
+      headers: { authorization: `Bearer ${key ?? ""}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch {
+    return ["FAIL", `gate: no answer from ${baseUrl} to ${tried}; start the host or give its base URL`];
+  }
+  const fix = gate ? `; ${gateLine(gate)}` : "";
+  if (response.status >= 300 && response.status < 400)
+    return [
+      "FAIL",
+      `gate: ${tried} was redirected (${response.status} to ${response.headers.get("location")}) by ${gateName}${fix}`,
+    ];
+  const body = (await response.json().catch(() => undefined)) as { code?: unknown } | undefined;
+  if (response.ok) return ["ok", `gate: ${tried} answered ${response.status} through ${baseUrl}`];
+  if (typeof body?.code !== "string")
+    return ["FAIL", `gate: ${tried} was refused (${response.status}) by ${gateName}${fix}`];
+  return ["FAIL", `gate: ${tried} passed ${gateName}; the module answered ${response.status} ${body.code}`];
+}

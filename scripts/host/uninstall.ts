@@ -1,0 +1,203 @@
+// `npm run host:uninstall -- <host-dir> [--yes]`: takes out what `host:install` put into a host (docs/host-guide.md,
+// "Uninstalling"). Without --yes it prints what it would do and changes nothing.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import * as nextEnv from "@next/env";
+import pg from "pg";
+import { classifyFailure } from "../../lib/db/failures";
+import { HostFolder, refuse, refusalSentence } from "./host-folder";
+import { installAndGenerate, packageManagerOf, readHostPackage } from "./host-package";
+import { STATE_FILE } from "./manifest";
+import { migrationObjects, type MigrationObjects } from "../../lib/runtime/migration-objects.mjs";
+import { withoutServerExternalPackages } from "./next-config";
+import { readRecord } from "./record";
+import { withoutAdded } from "./schema-removal";
+
+const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
+const HOST_SCHEMA = "prisma/schema.prisma";
+/** The files `next start` reads its environment from (production), as host:check reads them. */
+const ENV_FILES = [".env.production.local", ".env.local", ".env.production", ".env"];
+/** How long the drops wait for the host's tables (a trigger's drop locks its table) before giving up. */
+const LOCK_TIMEOUT = "10s";
+
+const sha256 = (content: Buffer) => createHash("sha256").update(content).digest("hex");
+
+async function main(args: string[]): Promise<void> {
+  const unknown = args.filter((a) => a.startsWith("-") && a !== "--yes");
+  if (unknown.length) refuse(`unknown option ${unknown[0]}; the only one is --yes`);
+  const hostArg = args.find((a) => !a.startsWith("-"));
+  if (!hostArg) refuse("Name the host app's folder: npm run host:uninstall -- <host-dir> [--yes]");
+  const yes = args.includes("--yes");
+  const host = new HostFolder(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
+  const record = readRecord(host);
+  if (Object.keys(record.files).length === 0) refuse(`${host.root} has no ${STATE_FILE}: the module is not installed`);
+  // What to drop is read from this clone's migrations: an older clone would not know a newer module's objects.
+  const version = (JSON.parse(readFileSync(path.join(MODULE_ROOT, "package.json"), "utf8")) as { version: string })
+    .version;
+  if (compareVersions(record.version, version) > 0)
+    refuse(
+      `the host has the module's ${record.version}, newer than this clone's ${version}; uninstall from a clone of it`,
+    );
+
+  // Every file read and every change decided before the first change.
+  const lines: string[] = [];
+  const removed: string[] = [];
+  const kept: string[] = [];
+  for (const [file, hash] of Object.entries(record.files)) {
+    const content = host.read(file);
+    if (content === undefined) continue;
+    if (sha256(content) === hash) {
+      host.stage(file, null);
+      removed.push(file);
+    } else kept.push(file);
+  }
+  host.stage(STATE_FILE, null);
+  lines.push(`- files: ${removed.length} removed`, ...kept.map((f) => `- kept, edited by the host: ${f}`));
+  lines.push(...planPackageJson(host, record), ...planSchema(host, record), ...planNextConfig(host, record));
+
+  const objects = migrationObjects(path.join(MODULE_ROOT, "prisma/migrations"));
+  lines.push(
+    `- database: drop triggers ${objects.triggers.join(", ")}; index ${objects.indexes.join(", ")}; ` +
+      `tables ${objects.tables.join(", ")}; functions ${Object.keys(objects.functions).join(", ")}; ` +
+      `and the module's ${objects.migrations.length} rows of _prisma_migrations. The rows of the host's tables stay.`,
+  );
+  // Checked before Next's loader reads them: a link out of the folder, or a FIFO, is refused.
+  for (const file of ENV_FILES) host.exists(file);
+  const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
+  env.loadEnvConfig(host.root, false, { info: () => {}, error: () => {} });
+  const url = process.env.DATABASE_URL;
+
+  if (!yes) {
+    console.log([`host:uninstall would take the Lead Intake module out of ${host.root}:`, ...lines].join("\n"));
+    console.log("Nothing was changed; run again with --yes to do it.");
+    return;
+  }
+  if (!url) refuse("DATABASE_URL is not set (in the environment or the host's .env files)");
+  await dropObjects(url, objects);
+  try {
+    host.apply();
+  } catch (error) {
+    console.error(
+      `host:uninstall: ${refusalSentence(error)}; the module's database objects were dropped and the host's files ` +
+        "left as they were: run it again.",
+    );
+    process.exitCode = 1;
+    return;
+  }
+  for (const file of removed) host.pruneEmptyFolders(file);
+  lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(packageManagerOf(host))}`);
+  console.log([`Lead Intake module taken out of ${host.root}:`, ...lines].join("\n"));
+}
+
+/** Negative, zero or positive as version `a` is older than, the same as or newer than `b` (major.minor.patch). */
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [a, b].map((v) => v.split(".").map((part) => Number.parseInt(part, 10) || 0));
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
+/** package.json without the packages and scripts the install added, where the host left them as installed. */
+function planPackageJson(host: HostFolder, record: ReturnType<typeof readRecord>): string[] {
+  const text = host.readText("package.json")!;
+  const json = readHostPackage(host);
+  const lines: string[] = [];
+  const removed: string[] = [];
+  for (const [name, version] of Object.entries(record.packages)) {
+    for (const kind of ["dependencies", "devDependencies"]) {
+      const has = json[kind]?.[name];
+      if (has === undefined) continue;
+      if (has === version) {
+        delete json[kind]![name];
+        removed.push(name);
+      } else lines.push(`- kept ${name}@${has} in package.json (the install added ${version})`);
+    }
+  }
+  for (const [name, { before, after }] of Object.entries(record.scripts)) {
+    const scripts = json.scripts ?? {};
+    if (scripts[name] !== after) {
+      if (scripts[name] !== undefined) lines.push(`- kept the script ${name}, edited by the host`);
+      continue;
+    }
+    if (before === null) delete scripts[name];
+    else scripts[name] = before;
+    removed.push(`script ${name}`);
+  }
+  for (const kind of ["dependencies", "devDependencies", "scripts"])
+    if (json[kind] && Object.keys(json[kind]).length === 0) delete json[kind];
+  if (removed.length) {
+    const indent = /^\{\r?\n([ \t]+)"/.exec(text)?.[1] ?? 2;
+    host.stage("package.json", `${JSON.stringify(json, null, indent)}${text.endsWith("\n") ? "\n" : ""}`);
+  }
+  return [`- package.json: ${removed.length ? `removed ${removed.join(", ")}` : "unchanged"}`, ...lines];
+}
+
+function planSchema(host: HostFolder, record: ReturnType<typeof readRecord>): string[] {
+  const text = host.readText(HOST_SCHEMA);
+  if (!record.schema.length || text === undefined) return [];
+  let result: ReturnType<typeof withoutAdded>;
+  try {
+    result = withoutAdded(text, record.schema);
+  } catch (error) {
+    refuse(`${HOST_SCHEMA} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
+  }
+  host.stage(HOST_SCHEMA, result.schema);
+  const gone = new Set(result.missing);
+  return [
+    `- ${HOST_SCHEMA}: removed ${record.schema.filter((e) => !gone.has(e)).join(", ") || "nothing"}` +
+      (gone.size ? ` (already gone: ${result.missing.join(", ")})` : ""),
+  ];
+}
+
+function planNextConfig(host: HostFolder, record: ReturnType<typeof readRecord>): string[] {
+  if (!record.nextConfig) return [];
+  const { file, packages, created } = record.nextConfig;
+  const text = host.readText(file);
+  if (text === undefined) return [];
+  const edited = withoutServerExternalPackages(text, file, packages, created);
+  if (edited === undefined)
+    return [
+      `- ${file}: remove ${packages.join(", ")} from serverExternalPackages by hand if the host has no use for them`,
+    ];
+  if (edited !== text) host.stage(file, edited);
+  return [`- ${file}: serverExternalPackages without ${packages.join(", ")}`];
+}
+
+/** One transaction: either every object of the module is dropped, or none. */
+async function dropObjects(url: string, objects: MigrationObjects): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  const name = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+  try {
+    await client.connect();
+    await client.query("BEGIN");
+    await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+    for (const trigger of objects.triggers) {
+      const [table, triggerName] = trigger.split(".");
+      await client.query(`DROP TRIGGER IF EXISTS ${name(triggerName)} ON ${name(table)}`);
+    }
+    if (objects.indexes.length) await client.query(`DROP INDEX IF EXISTS ${objects.indexes.map(name).join(", ")}`);
+    if (objects.tables.length) await client.query(`DROP TABLE IF EXISTS ${objects.tables.map(name).join(", ")}`);
+    const functions = Object.keys(objects.functions);
+    if (functions.length) await client.query(`DROP FUNCTION IF EXISTS ${functions.map(name).join(", ")}`);
+    const { rows } = await client.query<{ exists: boolean }>(
+      `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
+    );
+    if (rows[0].exists)
+      await client.query(`DELETE FROM "_prisma_migrations" WHERE migration_name = ANY($1)`, [objects.migrations]);
+    await client.query("COMMIT");
+  } catch (error) {
+    // PostgreSQL's own sentence names the object that stands in the way (a lock, or a host object that depends on one).
+    const { kind, code } = classifyFailure(error);
+    const { severity, message, detail } = error as { severity?: unknown; message: string; detail?: string };
+    // For objects in the way, PostgreSQL's detail names them (view x depends on table y), no row's values.
+    const said = severity ? `: ${message}${code === "2BP01" && detail ? ` (${detail.split("\n")[0]})` : ""}` : "";
+    refuse(`the module's database objects could not be dropped (${kind}${code ? ` ${code}` : ""}${said})`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(`host:uninstall: ${refusalSentence(error)}; nothing was changed.`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,167 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { applyMigrations } from "@/lib/db/migrate";
+import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
+
+/**
+ * A host app as its developer runs it, for the tests that install the module into a fixture host
+ * (tests/http/host-*.test.ts): its commands, its files, its checks and its own start.
+ */
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+export const FIXTURES = path.join(ROOT, "tests/fixtures");
+
+/** The machine's own settings for the printed commands: no schema engine download, the npm cache first. */
+export const MACHINE = {
+  PRISMA_SCHEMA_ENGINE_BINARY: "package.json",
+  npm_config_prefer_offline: "true",
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+};
+
+export function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}) {
+  const environment = Object.fromEntries(
+    Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined),
+  ) as NodeJS.ProcessEnv;
+  const result = spawnSync(command, args, { cwd, env: environment, encoding: "utf8", timeout: 600_000 });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+export function mustRun(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+): string {
+  const { status, output } = run(command, args, cwd, env);
+  if (status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${status}:\n${output.slice(-4000)}`);
+  return output;
+}
+
+/** Every file under a folder with its SHA-256, but what the host's tools write and the `generated` client. */
+export function tree(dir: string, generated = "app/generated"): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (relative: string) => {
+    for (const name of readdirSync(path.join(dir, relative))) {
+      const child = relative ? `${relative}/${name}` : name;
+      if (["node_modules", ".next", generated, "next-env.d.ts", "tsconfig.tsbuildinfo"].includes(child)) continue;
+      if (statSync(path.join(dir, child)).isDirectory()) walk(child);
+      else
+        files.set(
+          child,
+          createHash("sha256")
+            .update(readFileSync(path.join(dir, child)))
+            .digest("hex"),
+        );
+    }
+  };
+  walk("");
+  return files;
+}
+
+/** The steps the install printed after "Left to do", without their numbers. */
+export function printedSteps(output: string): string[] {
+  const rest = output.slice(output.indexOf("Left to do"));
+  return [...rest.matchAll(/^\d+\. (.+)$/gm)].map((m) => m[1]);
+}
+
+/** The lines of a command's output that tell of a problem. */
+export const problems = (output: string) =>
+  output
+    .split("\n")
+    .filter((line) => /\b(error|warning|warn)\b|⚠|✖/i.test(line))
+    .map((line) => line.trim());
+
+/** What the host's lint and typecheck say, run by its package manager: their exit status and their problems. */
+export function checks(host: string, env: Record<string, string | undefined>, manager: "npm" | "pnpm" = "npm") {
+  const lint = run(manager, ["run", "--silent", "lint"], host, env);
+  const typecheck = run(
+    manager === "npm" ? "npx" : manager,
+    [...(manager === "npm" ? [] : ["exec"]), "tsc", "--noEmit"],
+    host,
+    env,
+  );
+  return {
+    lint: { status: lint.status, problems: problems(lint.output) },
+    typecheck: { status: typecheck.status, problems: problems(typecheck.output) },
+  };
+}
+
+/** The text of the host's /referrals page, streamed parts included, without markup, scripts or styles. */
+export async function referralsPage(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}/referrals`, { headers });
+  const text = (await res.text())
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/g, "")
+    .replace(/<!-- -->/g, "")
+    .replace(/<[^>]+>/g, "|")
+    .replace(/\|+/g, "|");
+  return { status: res.status, text };
+}
+
+/** The host started the way it starts, its package manager's `start` (after the install, with the preload). */
+export async function startHost(
+  host: string,
+  manager: "npm" | "pnpm",
+  env: Record<string, string | undefined>,
+  readyPath = "/referrals",
+): Promise<{ group: ProcessGroup; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const group = await startProcessGroup(
+    manager,
+    ["start"],
+    { PORT: String(port), LEADS_ACCESS_LOG: "on", NODE_OPTIONS: undefined, ...env },
+    `${url}${readyPath}`,
+    { cwd: host },
+  );
+  return { group, url };
+}
+
+/**
+ * A folder with a `pnpm` command (pnpm 9 through npx, as the steps printed for a pnpm host name it), to put first
+ * on PATH: the machine has no pnpm of its own.
+ */
+export function pnpmOnPath(parent: string): string {
+  const bin = path.join(parent, "bin");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(path.join(bin, "pnpm"), '#!/bin/sh\nexec npx -y pnpm@9.15.9 "$@"\n');
+  chmodSync(path.join(bin, "pnpm"), 0o755);
+  return `${bin}${path.delimiter}${process.env.PATH ?? ""}`;
+}
+
+/** The host's own migrations (in prisma/migrations before the install), applied as `prisma migrate deploy` does. */
+export async function applyHostMigrations(host: string, databaseUrl: string): Promise<void> {
+  const folder = path.join(host, "prisma/migrations");
+  const migrations = readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map(({ name }) => {
+      const sql = readFileSync(path.join(folder, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex"), earlierChecksums: [] };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+  await applyMigrations(databaseUrl, migrations);
+}
+
+/**
+ * The printed steps, run as printed: the settings are given in `env`, and the host's start is
+ * `start()`, which keeps the server. Returns the problems the build step printed.
+ */
+export async function followSteps(
+  steps: string[],
+  host: string,
+  env: Record<string, string | undefined>,
+  start: () => Promise<void>,
+): Promise<string[]> {
+  let build: string[] = [];
+  for (const step of steps) {
+    if (step.startsWith("Set ")) continue;
+    if (step.endsWith(" start")) {
+      await start();
+      continue;
+    }
+    const output = mustRun("sh", ["-c", step], host, env);
+    if (step.endsWith(" build")) build = problems(output);
+  }
+  return build;
+}

@@ -1,0 +1,55 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/** `host:install` and `host:uninstall` run as a host developer runs them, on real folders. */
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+export const FIXTURE = path.join(ROOT, "tests/fixtures/host-app");
+
+/** A temporary folder holding `host` (a copy of the fixture host app) and `outside`, a folder beside it. */
+export function hostCopy(): { parent: string; host: string; outside: string } {
+  const parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-"));
+  const host = path.join(parent, "host");
+  cpSync(FIXTURE, host, { recursive: true });
+  return { parent, host, outside: path.join(parent, "outside") };
+}
+
+/** Runs scripts/host/<script>.ts; a hang (a FIFO opened for reading) fails on the timeout rather than the test's. */
+export function runHostScript(script: "install" | "uninstall", args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), [`scripts/host/${script}.ts`, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, INIT_CWD: ROOT, ...env },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Everything under a folder, links not followed: each file with its SHA-256, each link with its target, each
+ * folder and other kind of file by its kind (node_modules, .next and a generated client left out).
+ */
+export function snapshot(dir: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  const walk = (relative: string) => {
+    for (const name of readdirSync(path.join(dir, relative)).sort()) {
+      const child = relative ? `${relative}/${name}` : name;
+      if (["node_modules", ".next", "app/generated"].includes(child)) continue;
+      const full = path.join(dir, child);
+      const stat = lstatSync(full);
+      if (stat.isSymbolicLink()) entries.set(child, `link ${readlinkSync(full)}`);
+      else if (stat.isDirectory()) {
+        entries.set(child, "folder");
+        walk(child);
+      } else if (stat.isFile()) entries.set(child, createHash("sha256").update(readFileSync(full)).digest("hex"));
+      else entries.set(child, "other");
+    }
+  };
+  walk("");
+  return entries;
+}
+
+/** Only the files of a snapshot (a folder left empty is not a difference a host sees in its version control). */
+export const filesOf = (tree: Map<string, string>) => new Map([...tree].filter(([, kind]) => kind !== "folder"));

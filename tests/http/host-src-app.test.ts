@@ -1,0 +1,186 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gateLine } from "@/scripts/host/gate";
+import type { ProcessGroup } from "@/scripts/process-group";
+import { call, TEST_KEY } from "../helpers/api";
+import type { TestDatabase } from "../helpers/db";
+import {
+  applyHostMigrations,
+  checks,
+  FIXTURES,
+  followSteps,
+  MACHINE,
+  mustRun,
+  pnpmOnPath,
+  printedSteps,
+  problems,
+  referralsPage,
+  ROOT,
+  run,
+  startHost,
+  tree,
+} from "../helpers/host-app";
+import { createEmptyDatabase } from "../helpers/host-install";
+
+/**
+ * The module put into a create-next-app@16 --src-dir host on pnpm (tests/fixtures/host-src-app): `@/*` maps to
+ * ./src/*, its Prisma 7 schema is a folder of .prisma files named by prisma.config.ts with its client in
+ * src/generated/prisma, and its own src/proxy.ts sends every path without a session cookie to /login. The host is
+ * built, checked and started before the install; after it, the printed steps and the one line on the gate, the module
+ * works through the host's server and the host's lint, typecheck, build and page come out as they went in.
+ */
+const GATE = "src/proxy.ts";
+const SESSION = { cookie: "session=host-user" };
+
+let parent: string;
+let host: string;
+let env: Record<string, string | undefined>;
+let db: TestDatabase;
+let server: ProcessGroup;
+let baseUrl: string;
+let installOutput: string;
+let before: Map<string, string>;
+let afterInstall: Map<string, string>;
+let gateFailure: ReturnType<typeof run>;
+let checksBefore: ReturnType<typeof checks>;
+let buildBefore: string[];
+let buildAfter: string[];
+let pageBefore: Awaited<ReturnType<typeof referralsPage>>;
+let pageAfter: Awaited<ReturnType<typeof referralsPage>>;
+
+/** The host's own check, through the host's running server at `url`. */
+const hostCheck = (url: string) =>
+  run("pnpm", ["run", "--silent", "host:check", "--url", url], host, { ...env, LEADS_API_KEY: TEST_KEY });
+
+beforeAll(async () => {
+  parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-src-"));
+  host = path.join(parent, "host-src-app");
+  cpSync(path.join(FIXTURES, "host-src-app"), host, { recursive: true });
+  db = await createEmptyDatabase();
+  env = { ...MACHINE, PATH: pnpmOnPath(parent), DATABASE_URL: db.url };
+  // The host as it was: its packages, its client, its migration applied as `prisma migrate deploy` applies it.
+  await applyHostMigrations(host, db.url);
+  mustRun("pnpm", ["install", "--frozen-lockfile"], host, env);
+  mustRun("pnpm", ["exec", "prisma", "generate"], host, env);
+  // Built first: the layout's types (LayoutProps) come from the build.
+  buildBefore = problems(mustRun("pnpm", ["run", "build"], host, env));
+  checksBefore = checks(host, env, "pnpm");
+  const hostOnly = await startHost(host, "pnpm", env, "/login");
+  try {
+    pageBefore = await referralsPage(hostOnly.url, SESSION);
+    before = tree(host, "src/generated");
+    installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
+    afterInstall = tree(host, "src/generated");
+    mustRun("sh", ["-c", printedSteps(installOutput)[0]], host, env);
+    // The host's gate as it was, in front of the module's path.
+    gateFailure = hostCheck(hostOnly.url);
+  } finally {
+    await hostOnly.group.stop();
+  }
+
+  // The one line on the gate, followed as a host developer would: its statement first in the gate's function.
+  const statement = installOutput
+    .split("\n")
+    .find((line) => line.startsWith(`- ${GATE} `))!
+    .split("first in it: ")[1];
+  const gate = readFileSync(path.join(host, GATE), "utf8");
+  writeFileSync(path.join(host, GATE), gate.replace(/(export function proxy\(.*\) \{\n)/, `$1  ${statement}\n`));
+  const settings = { ...env, LEADS_API_KEY: TEST_KEY };
+  buildAfter = await followSteps(printedSteps(installOutput).slice(1), host, settings, async () => {
+    ({ group: server, url: baseUrl } = await startHost(host, "pnpm", settings, "/login"));
+    pageAfter = await referralsPage(baseUrl, SESSION);
+  });
+}, 1_800_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await db?.sql.end();
+  if (parent) rmSync(parent, { recursive: true, force: true });
+});
+
+describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm with its own gate", () => {
+  it("puts the module under src/, merges the schema folder, keeps the gate, prints pnpm's steps", () => {
+    const added = [...afterInstall.keys()].filter((f) => !before.has(f));
+    const changed = [...before.keys()].filter((f) => afterInstall.get(f) !== before.get(f)).sort();
+    expect(changed).toEqual([
+      "next.config.ts",
+      "package.json",
+      "prisma/schema/customers.prisma",
+      "prisma/schema/referrals.prisma",
+    ]);
+    for (const file of [
+      "src/app/api/leads/route.ts",
+      "src/instrumentation.ts",
+      "src/lib/runtime/next-server-preload.mjs",
+      "prisma/schema/lead_intake.prisma",
+      "prisma/migrations/20261122000100_lead_intake/migration.sql",
+      "scripts/host/check.ts",
+    ])
+      expect(added).toContain(file);
+    expect(added.filter((f) => /^(lib|app)\//.test(f))).toEqual([]);
+    expect(readFileSync(path.join(host, "src/lib/generated/prisma/client.ts"), "utf8")).toBe(
+      'export * from "@/generated/prisma/client";\n',
+    );
+    expect(installOutput.split("\n")).toContain(`- ${gateLine(GATE)}`);
+    expect(printedSteps(installOutput)).toEqual([
+      "pnpm install && pnpm exec prisma generate",
+      expect.stringMatching(/^Set LEADS_API_KEY \(at least 32 characters/),
+      "pnpm run build",
+      "pnpm start",
+      "pnpm run host:check",
+    ]);
+    expect(JSON.parse(readFileSync(path.join(host, "package.json"), "utf8")).scripts.start).toBe(
+      'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/runtime/next-server-preload.mjs" next start',
+    );
+  });
+
+  it("host:check FAILs, naming the gate, while the host's gate sends the module's path to /login", () => {
+    expect(gateFailure.status).toBe(1);
+    const line = gateFailure.output.split("\n").find((l) => l.startsWith("FAIL gate:"));
+    expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \/login\) /);
+    expect(line).toContain(`by the host's ${GATE}; ${gateLine(GATE)}`);
+  });
+
+  it("creates a lead through the host's server and lists it; the host's page shows it behind its gate", async () => {
+    const lead = { leadName: "Src Host Lead", leadMobileNumber: "012-345 6789", referrer: "Src Roadshow" };
+    const created = await call("POST", "/api/leads", { baseUrl, body: lead }).catch((error: unknown) => {
+      const cause = (error as { cause?: unknown }).cause;
+      throw new Error(`${String(error)} (${String(cause)}); the host's server said:\n${server.output().slice(-3000)}`);
+    });
+    expect(created.status, created.text).toBe(201);
+    const listed = await call("GET", `/api/leads?referrer=${created.body.lead.referrer.customerId}`, { baseUrl });
+    expect(listed.body.leads.map((l: { leadName: string }) => l.leadName)).toEqual([lead.leadName]);
+    const page = await referralsPage(baseUrl, SESSION);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Src Host Lead (Pending) from Src Roadshow");
+    const gated = await fetch(`${baseUrl}/referrals`, { redirect: "manual" });
+    expect({ status: gated.status, location: gated.headers.get("location") }).toEqual({
+      status: 307,
+      location: "/login",
+    });
+  });
+
+  it("serves /docs and the document past the host's gate", async () => {
+    const docs = await fetch(`${baseUrl}/docs`, { redirect: "manual" });
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("Lead Intake API documentation");
+    const document = await fetch(`${baseUrl}/openapi.json`, { redirect: "manual" });
+    expect(document.status).toBe(200);
+  });
+
+  it("host:check passes through the host's server", () => {
+    const { status, output } = hostCheck(baseUrl);
+    expect({ status, output }).toEqual({ status: 0, output: expect.any(String) });
+    expect(output.split("\n")).toContain(
+      `ok   gate: GET /api/leads/sources with the key answered 200 through ${baseUrl}`,
+    );
+  });
+
+  it("leaves the host's lint, typecheck, build and page as they were", () => {
+    expect(checks(host, env, "pnpm")).toEqual(checksBefore);
+    expect(buildAfter).toEqual(buildBefore);
+    expect(pageAfter).toEqual(pageBefore);
+  }, 300_000);
+});

@@ -1,0 +1,172 @@
+import { createHash } from "node:crypto";
+import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDatabaseClient } from "@/lib/db/connect";
+import { applyMigrations, migrate } from "@/lib/db/migrate";
+import { createLead } from "@/lib/leads/create-lead";
+import { createLeadBody } from "@/lib/leads/schemas";
+import type { TestDatabase } from "../helpers/db";
+import { createEmptyDatabase } from "../helpers/host-install";
+import { filesOf, hostCopy, runHostScript, snapshot } from "../helpers/host-install-run";
+
+/**
+ * `npm run host:uninstall` on a copy of the fixture host after `host:install`, the host's own migration, the module's
+ * migrations and a lead: the host's files are again those from before the install (but the one it edited, named and
+ * kept), the module's triggers, functions, tables and migration rows are gone, and every host row stays.
+ */
+const HOST_MIGRATION = "20250301000000_crm";
+const EDITED = "lib/leads/text.ts";
+
+let folders: ReturnType<typeof hostCopy>;
+let db: TestDatabase;
+let filesBefore: Map<string, string>;
+let catalogBefore: string[];
+let rowsBefore: Record<string, unknown[]>;
+let leadId: number;
+
+/** The database's own objects in the public schema, by kind and name. */
+async function catalog(): Promise<string[]> {
+  const { rows } = await db.sql.query<{ name: string }>(`
+    SELECT 'table ' || tablename AS name FROM pg_tables WHERE schemaname = 'public'
+    UNION ALL SELECT 'function ' || proname FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+    UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+      WHERE NOT t.tgisinternal AND c.relnamespace = 'public'::regnamespace
+    UNION ALL SELECT 'index ' || indexname FROM pg_indexes WHERE schemaname = 'public'
+    ORDER BY 1`);
+  return rows.map((r) => r.name);
+}
+
+async function hostRows(): Promise<Record<string, unknown[]>> {
+  const rows: Record<string, unknown[]> = {};
+  for (const table of ["customers", "users", "referrals", "audit_entries"])
+    rows[table] = (await db.sql.query(`SELECT * FROM ${table} ORDER BY id`)).rows;
+  return rows;
+}
+
+const uninstall = (...args: string[]) => runHostScript("uninstall", [folders.host, ...args], { DATABASE_URL: db.url });
+
+beforeAll(async () => {
+  folders = hostCopy();
+  db = await createEmptyDatabase();
+  // The host's database as `prisma migrate deploy` left it, with rows of its own.
+  const sql = readFileSync(path.join(folders.host, "prisma/migrations", HOST_MIGRATION, "migration.sql"), "utf8");
+  const checksum = createHash("sha256").update(sql).digest("hex");
+  await applyMigrations(db.url, [{ name: HOST_MIGRATION, sql, checksum, earlierChecksums: [] }]);
+  await db.sql.query(`
+    INSERT INTO customers (id, kind, name) VALUES ('cus_own_source', 'source', 'Host Roadshow'), ('cus_own', 'person', 'Own');
+    INSERT INTO users (platform_id, name, email) VALUES ('plat-1', 'Siti Sales', 'siti@example.com');
+    INSERT INTO referrals (referrer_customer_id, lead_name, status) VALUES ('cus_own_source', 'Host Lead', 'New');
+    INSERT INTO audit_entries (referral_id, action, actor) VALUES (1, 'created', 'host');`);
+  filesBefore = filesOf(snapshot(folders.host));
+  catalogBefore = await catalog();
+  rowsBefore = await hostRows();
+
+  const installed = runHostScript("install", [folders.host]);
+  expect(installed.status, installed.stderr).toBe(0);
+  await migrate(db.url);
+  const client = createDatabaseClient(db.url, 2);
+  try {
+    const lead = await createLead(
+      client,
+      createLeadBody.parse({ leadName: "Module Lead", leadMobileNumber: "0123456789", referrer: "Host Roadshow" }),
+    );
+    leadId = lead.referralId;
+  } finally {
+    await client.$disconnect();
+  }
+  appendFileSync(path.join(folders.host, EDITED), "// the host's own line\n");
+}, 120_000);
+
+afterAll(async () => {
+  await db?.sql.end();
+  if (folders) rmSync(folders.parent, { recursive: true, force: true });
+});
+
+describe("npm run host:uninstall", { timeout: 120_000 }, () => {
+  it("without --yes: says what it would remove and drop, and changes nothing", async () => {
+    const files = snapshot(folders.host);
+    const objects = await catalog();
+    const result = uninstall();
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("- database: drop triggers customers.lead_intake_count_source_changes,");
+    expect(result.stdout).toContain(`- kept, edited by the host: ${EDITED}`);
+    expect(result.stdout.trim().split("\n").at(-1)).toBe("Nothing was changed; run again with --yes to do it.");
+    expect(snapshot(folders.host)).toEqual(files);
+    expect(await catalog()).toEqual(objects);
+  });
+
+  it("with --yes but no DATABASE_URL: refuses in one line and changes nothing", async () => {
+    const files = snapshot(folders.host);
+    const objects = await catalog();
+    const result = runHostScript("uninstall", [folders.host, "--yes"], { DATABASE_URL: "" });
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      status: 1,
+      stdout: "",
+      stderr:
+        "host:uninstall: DATABASE_URL is not set (in the environment or the host's .env files); nothing was changed.\n",
+    });
+    expect(snapshot(folders.host)).toEqual(files);
+    expect(await catalog()).toEqual(objects);
+  });
+
+  it("with --yes, when a host object depends on a module table: says so in one line and changes nothing", async () => {
+    await db.sql.query("CREATE VIEW host_lead_totals AS SELECT customer_id, total FROM lead_referrer_counts");
+    try {
+      const files = snapshot(folders.host);
+      const objects = await catalog();
+      const result = uninstall("--yes");
+      expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        status: 1,
+        stdout: "",
+        stderr:
+          "host:uninstall: the module's database objects could not be dropped (database-error 2BP01: cannot drop " +
+          "desired object(s) because other objects depend on them (view host_lead_totals depends on table " +
+          "lead_referrer_counts)); nothing was changed.\n",
+      });
+      expect(snapshot(folders.host)).toEqual(files);
+      expect(await catalog()).toEqual(objects);
+    } finally {
+      await db.sql.query("DROP VIEW host_lead_totals");
+    }
+  });
+
+  it("with --yes: the host's files are those from before the install, but the one it edited, named and kept", () => {
+    const result = uninstall("--yes");
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`- kept, edited by the host: ${EDITED}`);
+    const edited = createHash("sha256")
+      .update(readFileSync(path.join(folders.host, EDITED)))
+      .digest("hex");
+    expect(filesOf(snapshot(folders.host))).toEqual(new Map([...filesBefore, [EDITED, edited]]));
+  });
+
+  it("drops the module's triggers, functions, tables and migration rows; the host's objects and rows stay", async () => {
+    const after = await catalog();
+    expect(after.filter((name) => /lead_intake|^table lead_/.test(name))).toEqual([]);
+    // Indexes on the host's tables stay (the host may have had them); everything else is as before the install.
+    expect(after.filter((name) => !name.startsWith("index "))).toEqual(
+      catalogBefore.filter((name) => !name.startsWith("index ")),
+    );
+    expect(after).toEqual(expect.arrayContaining(catalogBefore));
+    const { rows } = await db.sql.query(`SELECT migration_name FROM "_prisma_migrations" ORDER BY 1`);
+    expect(rows).toEqual([{ migration_name: HOST_MIGRATION }]);
+    const rowsAfter = await hostRows();
+    // Every row from before, and the lead's: its customer, referral and audit entry.
+    const added = { customers: 1, users: 0, referrals: 1, audit_entries: 1 };
+    for (const [table, before] of Object.entries(rowsBefore)) {
+      expect(rowsAfter[table]).toEqual(expect.arrayContaining(before));
+      expect(rowsAfter[table].length - before.length, table).toBe(added[table as keyof typeof added]);
+    }
+    const lead = await db.sql.query("SELECT lead_name FROM referrals WHERE id = $1", [leadId]);
+    expect(lead.rows).toEqual([{ lead_name: "Module Lead" }]);
+  });
+
+  it("run again: the module is no longer installed", () => {
+    const result = uninstall("--yes");
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 1,
+      stderr: `host:uninstall: ${folders.host} has no .lead-intake-module.json: the module is not installed; nothing was changed.\n`,
+    });
+  });
+});
