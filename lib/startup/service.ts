@@ -2,7 +2,7 @@ import { database } from "@/lib/db/prisma";
 import { classifyFailure } from "@/lib/db/failures";
 import { ping } from "@/lib/db/store/health";
 import { prepareDatabase } from "@/lib/startup/prepare";
-import { apiConfigured } from "@/lib/api/auth";
+import { dataOperationsRefused } from "@/lib/settings.mjs";
 import { logLine } from "@/lib/log-line.mjs";
 
 /**
@@ -65,21 +65,13 @@ export async function startService(): Promise<void> {
  */
 const READINESS_WAIT_MS = 1_500;
 
-/** Why readiness answers 503 (the `reason` of lib/openapi/schemas.ts's HealthStatus). */
-export type NotReady = "not-configured" | "database-not-ready";
-
 /**
- * Undefined when the data operations can answer: the key and settings are usable (lib/api/auth.ts), the start-up
- * work is done and the database answers a trivial query within READINESS_WAIT_MS. One probe at a time: checks
- * arriving while it runs share it, so a frozen database holds at most one pooled connection for readiness.
+ * True when the start-up work is done and the database answers a trivial query within
+ * READINESS_WAIT_MS. One probe at a time: checks arriving while it runs share it, so a
+ * frozen database holds at most one pooled connection for readiness.
  */
-export async function checkReadiness(): Promise<NotReady | undefined> {
-  // With a setting instrumentation.ts could not read, nothing of it started either.
-  if (!apiConfigured()) return "not-configured";
-  return (await databaseReady()) ? undefined : "database-not-ready";
-}
-
-async function databaseReady(): Promise<boolean> {
+export async function checkReadiness(): Promise<boolean> {
+  if (dataOperationsRefused()) return false; // a setting instrumentation.ts could not read: nothing of it started
   state.probe ??= probeDatabase().finally(() => {
     state.probe = undefined;
   });

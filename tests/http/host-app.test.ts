@@ -96,12 +96,15 @@ function checks(host: string, env: Record<string, string>) {
   };
 }
 
-/** The text of the host's /referrals page's <main>, without markup. */
+/** The text of the host's /referrals page, streamed parts included, without markup, scripts or styles. */
 async function referralsPage(url: string) {
   const res = await fetch(`${url}/referrals`);
-  const html = await res.text();
-  const main = /<main[^>]*>([\s\S]*?)<\/main>/.exec(html)?.[1] ?? html;
-  return { status: res.status, text: main.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, "|") };
+  const text = (await res.text())
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/g, "")
+    .replace(/<!-- -->/g, "")
+    .replace(/<[^>]+>/g, "|")
+    .replace(/\|+/g, "|");
+  return { status: res.status, text };
 }
 
 const VARIANTS = [

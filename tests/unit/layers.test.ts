@@ -14,7 +14,6 @@ const LAYERS: [string, string[]][] = [
     "consumers",
     [
       "app/",
-      "components/",
       "instrumentation.ts",
       "lib/openapi/",
       "lib/client/",

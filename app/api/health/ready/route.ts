@@ -1,3 +1,4 @@
+import { apiConfigured } from "@/lib/api/auth";
 import { json } from "@/lib/api/response";
 import { publicRoute, routeMethods } from "@/lib/api/route";
 import { checkReadiness } from "@/lib/startup/service";
@@ -10,7 +11,8 @@ import { checkReadiness } from "@/lib/startup/service";
  */
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
   GET: publicRoute(async () => {
-    const reason = await checkReadiness();
-    return reason ? json({ status: "unavailable", reason }, 503) : json({ status: "ok" });
+    if (!apiConfigured()) return json({ status: "unavailable", reason: "not-configured" }, 503);
+    if (!(await checkReadiness())) return json({ status: "unavailable", reason: "database-not-ready" }, 503);
+    return json({ status: "ok" });
   }),
 });
