@@ -88,8 +88,15 @@ export function checks(host: string, env: Record<string, string | undefined>, ma
   };
 }
 
+/**
+ * Lets the event loop read what arrived while a spawnSync blocked it: a keep-alive socket the server closed meanwhile
+ * is dropped before the next request, which would otherwise be written to it and fail with "other side closed".
+ */
+export const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
 /** The text of the host's /referrals page, streamed parts included, without markup, scripts or styles. */
 export async function referralsPage(url: string, headers: Record<string, string> = {}) {
+  await settle();
   const res = await fetch(`${url}/referrals`, { headers });
   const text = (await res.text())
     .replace(/<(script|style)\b[\s\S]*?<\/\1>/g, "")
@@ -161,6 +168,7 @@ export async function followSteps(
       continue;
     }
     const output = mustRun("sh", ["-c", step], host, env);
+    await settle();
     if (step.endsWith(" build")) build = problems(output);
   }
   return build;
