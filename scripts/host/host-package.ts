@@ -38,8 +38,12 @@ export function packageManagerOf(host: HostFolder): PackageManager {
   return "npm";
 }
 
-/** The step after an install or uninstall: the host's packages as its package.json now lists them, and its client. */
+/**
+ * The step after an install or uninstall: the host's packages as its package.json now lists them, and its client.
+ * pnpm is told to update its lockfile, which it refuses by default where CI is set, since package.json changed.
+ */
 export function installAndGenerate(manager: PackageManager): string {
+  const install = { npm: "npm install", pnpm: "pnpm install --no-frozen-lockfile", yarn: "yarn install" }[manager];
   const exec = { npm: "npx", pnpm: "pnpm exec", yarn: "yarn" }[manager];
-  return `${manager} install && ${exec} prisma generate`;
+  return `${install} && ${exec} prisma generate`;
 }

@@ -125,7 +125,7 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     );
     expect(installOutput.split("\n")).toContain(`- ${gateLine(GATE)}`);
     expect(printedSteps(installOutput)).toEqual([
-      "pnpm install && pnpm exec prisma generate",
+      "pnpm install --no-frozen-lockfile && pnpm exec prisma generate",
       expect.stringMatching(/^Set LEADS_API_KEY \(at least 32 characters/),
       "pnpm run build",
       "pnpm start",
