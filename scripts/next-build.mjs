@@ -1,10 +1,9 @@
 // Run by `npm run build`: `next build`, its output passed through as it comes, and a build that warns fails, since
 // Next reports some real problems (a Node.js API in code compiled for the Edge runtime) only as a warning.
 import { spawn } from "node:child_process";
+import { ABOUT_THE_MACHINE } from "./build-notices.mjs";
 
 const WARNING = /^\s*(?:⚠|warning\b)|\bbuild encountered \d+ warnings?\b/i;
-// A fresh clone has no `.next/cache` yet: that notice is about the machine, not the code.
-const ABOUT_THE_MACHINE = /No build cache found/;
 const child = spawn("next", ["build"], { stdio: ["inherit", "pipe", "pipe"] });
 let warned = false;
 for (const [stream, sink] of /** @type {[import("node:stream").Readable, NodeJS.WriteStream][]} */ ([

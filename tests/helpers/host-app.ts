@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
+import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 
 /**
@@ -66,11 +67,11 @@ export function printedSteps(output: string): string[] {
   return [...rest.matchAll(/^\d+\. (.+)$/gm)].map((m) => m[1]);
 }
 
-/** The lines of a command's output that tell of a problem. */
+/** The lines of a command's output that tell of a problem (not the build's notice about the machine). */
 export const problems = (output: string) =>
   output
     .split("\n")
-    .filter((line) => /\b(error|warning|warn)\b|⚠|✖/i.test(line))
+    .filter((line) => /\b(error|warning|warn)\b|⚠|✖/i.test(line) && !ABOUT_THE_MACHINE.test(line))
     .map((line) => line.trim());
 
 /** What the host's lint and typecheck say, run by its package manager: their exit status and their problems. */
