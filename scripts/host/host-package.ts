@@ -1,4 +1,5 @@
 import { refuse, type HostFolder } from "./host-folder";
+import type { PackageManager } from "./project-info";
 
 export type HostPackage = Record<string, Record<string, string> | undefined>;
 
@@ -29,21 +30,12 @@ export function parseJson(text: string, file: string): unknown {
   }
 }
 
-export type PackageManager = "npm" | "pnpm" | "yarn";
-
-/** The host's package manager, by its lockfile. */
-export function packageManagerOf(host: HostFolder): PackageManager {
-  if (host.exists("pnpm-lock.yaml")) return "pnpm";
-  if (host.exists("yarn.lock")) return "yarn";
-  return "npm";
-}
-
 /**
  * The step after an install or uninstall: the host's packages as its package.json now lists them, and its client.
  * pnpm is told to update its lockfile, which it refuses by default where CI is set, since package.json changed.
  */
 export function installAndGenerate(manager: PackageManager): string {
-  const install = { npm: "npm install", pnpm: "pnpm install --no-frozen-lockfile", yarn: "yarn install" }[manager];
-  const exec = { npm: "npx", pnpm: "pnpm exec", yarn: "yarn" }[manager];
+  const install = { npm: "npm install", pnpm: "pnpm install --no-frozen-lockfile" }[manager];
+  const exec = { npm: "npx", pnpm: "pnpm exec" }[manager];
   return `${install} && ${exec} prisma generate`;
 }

@@ -69,7 +69,7 @@ export function readHostProject(host: HostFolder): HostProject {
     prismaConfig,
     migrations,
     client,
-    packageManager: packageManagerOf(host, manifest),
+    packageManager: packageManagerOf(host),
     majors: majorsOf(manifest),
     // Only named, never read: a gate that is a link, even to nothing, is the host's to keep.
     gate: [sourceRoot, ""]
@@ -197,7 +197,9 @@ function clientOf(texts: string[], files: string[]): PrismaClientInfo | undefine
   return undefined;
 }
 
-function packageManagerOf(host: HostFolder, manifest: Manifest): PackageManager {
+/** The host's package manager, by its lockfile or its package.json's `packageManager`; refuses any but npm and pnpm. */
+export function packageManagerOf(host: HostFolder): PackageManager {
+  const manifest = readJson<Manifest>(host, "package.json");
   if (host.exists("pnpm-lock.yaml")) return "pnpm";
   if (host.exists("package-lock.json")) return "npm";
   const other = ["yarn.lock", "bun.lock", "bun.lockb"].find((f) => host.exists(f));

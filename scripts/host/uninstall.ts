@@ -7,10 +7,11 @@ import * as nextEnv from "@next/env";
 import pg from "pg";
 import { classifyFailure } from "../../lib/db/failures";
 import { HostFolder, refuse, refusalSentence } from "./host-folder";
-import { installAndGenerate, packageManagerOf, readHostPackage } from "./host-package";
+import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { migrationObjects, type MigrationObjects } from "../../lib/runtime/migration-objects.mjs";
 import { withoutServerExternalPackages } from "./next-config";
+import { packageManagerOf } from "./project-info";
 import { readRecord } from "./record";
 import { withoutAdded } from "./schema-removal";
 
@@ -31,6 +32,7 @@ async function main(args: string[]): Promise<void> {
   const yes = args.includes("--yes");
   const host = new HostFolder(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
   const record = readRecord(host);
+  const manager = packageManagerOf(host);
   if (Object.keys(record.files).length === 0) refuse(`${host.root} has no ${STATE_FILE}: the module is not installed`);
   // What to drop is read from this clone's migrations: an older clone would not know a newer module's objects.
   const version = (JSON.parse(readFileSync(path.join(MODULE_ROOT, "package.json"), "utf8")) as { version: string })
@@ -86,7 +88,7 @@ async function main(args: string[]): Promise<void> {
     return;
   }
   for (const file of removed) host.pruneEmptyFolders(file);
-  lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(packageManagerOf(host))}`);
+  lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(manager)}`);
   console.log([`Lead Intake module taken out of ${host.root}:`, ...lines].join("\n"));
 }
 
