@@ -9,31 +9,24 @@ import { NUMERIC_SETTINGS } from "@/lib/settings.mjs";
 export type Db = PrismaClient;
 
 /**
- * How long a query waits for a pooled connection (or for a new one to open) before it
- * fails as `pool-timeout` / `connect-timeout`. Reads and writes wait the same: the
- * listing's transaction waits for its connection a little longer than the pool does,
- * so the pool's own limit decides for both (with 2 s for reads and 5 s for writes,
- * 630 of 956 deep-offset GETs failed while POSTs still waited).
+ * How long a query waits for a pooled connection (or a new one) before it fails as `pool-timeout` /
+ * `connect-timeout`. Reads and writes wait the same, so the pool's limit decides for both (docs/decisions.md,
+ * "Reads and writes wait the same for a connection").
  */
 export const POOL_WAIT_MS = 5_000;
 /** The server cancels a statement after this (`statement-timeout`), a host lock included. */
 export const STATEMENT_TIMEOUT_MS = 15_000;
 /**
- * A database that stops answering (frozen, cut off by the network) cannot enforce
- * statement_timeout: without a client-side limit a query on a pooled connection
- * waited forever. Just above the server's limit, so a live database's own cancel wins.
+ * A frozen or cut-off database cannot enforce statement_timeout, so a client-side limit stops the wait. Just above
+ * the server's limit, so a live database's own cancel wins.
  */
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1_000;
 /** Connections per process unless DATABASE_POOL_SIZE says otherwise. */
 export const DEFAULT_POOL_SIZE = NUMERIC_SETTINGS.DATABASE_POOL_SIZE.fallback;
 
 /**
- * How statements are sent (DATABASE_STATEMENTS). `named`: prepared once per connection
- * and reused, for a direct connection or a pooler that tracks prepared statements
- * (PgBouncer >= 1.21 with max_prepared_statements > 0). `unnamed`: parsed and planned on
- * every call, for a transaction pooler that does not (Debian 12's PgBouncer 1.18), where a
- * name prepared on one server connection is unknown on the next (docs/host-guide.md,
- * "Connection poolers").
+ * How statements are sent (DATABASE_STATEMENTS): `named`, prepared once per connection, or `unnamed`, for a
+ * transaction pooler that does not track prepared statements (docs/host-guide.md, "Connection poolers").
  */
 export const STATEMENT_MODES = ["named", "unnamed"] as const;
 export type StatementMode = (typeof STATEMENT_MODES)[number];
@@ -46,11 +39,8 @@ export function statementModeOf(value = process.env.DATABASE_STATEMENTS): Statem
 }
 
 /**
- * The one way this project opens the service's database: the server process
- * (lib/db/prisma.ts), the scripts and the tests. Pool limits and timeouts as above;
- * named prepared statements that recover from host DDL (lib/db/statements.ts), or
- * unnamed ones (see StatementMode); the share of the pool read operations may hold
- * (lib/db/read-budget.ts).
+ * The one way this project opens the service's database: the server process, the scripts and the tests. Pool
+ * limits, statement modes (lib/db/statements.ts) and the read budget (lib/db/read-budget.ts) apply to all of them.
  */
 export function createDatabaseClient(
   connectionString: string,

@@ -2,10 +2,8 @@ import pg from "pg";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /**
- * What kind of database failure an error is, for the log line of a request that
- * failed (docs/operating.md, "Access log and failure kinds"). Without it, pool and driver failures
- * log as `"error":"Error"` with no code, and a pool timeout looks like any other bug.
- * Only fixed labels and codes come out of here, never a message (it can quote SQL or values).
+ * What kind of database failure an error is, for the log line of a failed request (docs/operating.md, "Access log
+ * and failure kinds"). Only fixed labels and codes come out of here, never a message (it can quote SQL or values).
  */
 export type FailureKind =
   | "pool-timeout"

@@ -2,10 +2,8 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 
 /**
- * Which of the host's optional columns this database has. Some host databases
- * are on a legacy layout: users without access_levels (no sales filter can be
- * applied), or referrals without assigned_agent_id (no assignment storage).
- * Read once per client; a layout change needs a restart.
+ * Which of the host's optional columns this database has: the legacy layout lacks users.access_levels or
+ * referrals.assigned_agent_id. Read once per client; a layout change needs a restart.
  */
 export interface Layout {
   accessLevels: boolean;

@@ -6,10 +6,8 @@ import { numericSetting } from "@/lib/settings.mjs";
 import { logLine } from "@/lib/log-line.mjs";
 
 /**
- * Applies prisma/migrations/<name>/migration.sql in name order and records each
- * in _prisma_migrations exactly as `prisma migrate deploy` does, so either tool
- * can take over from the other. Serialised across processes by Prisma's own
- * advisory lock id, taken per transaction (see migrate).
+ * Prisma's own advisory lock id: migrations are recorded in _prisma_migrations as `prisma migrate deploy` does, so
+ * either tool can take over from the other, and the two exclude each other.
  */
 const PRISMA_MIGRATE_LOCK = 72707369;
 
@@ -52,10 +50,9 @@ export class MigrationLockTimeout extends Error {
 }
 
 /**
- * How long a migration's statement waits for a table's lock before the migration is rolled back: while its request
- * waits, the host's own queries on that table queue behind it. The next try follows a pause that doubles from
- * RETRY_BASE_MS up to RETRY_CAP_MS, its lower half fixed and its upper half random, so that the host's queries pass
- * most of the time and processes waiting together do not try in step (figures in docs/decisions.md).
+ * A migration's statement waits this long for a table's lock, then the try is rolled back and retried after a
+ * growing, partly random pause, so the host's queries on that table pass meanwhile (docs/decisions.md, "Migrations
+ * wait for host-table locks in short tries").
  */
 const TABLE_LOCK_TRY_MS = 150;
 const RETRY_BASE_MS = 1000;
@@ -104,14 +101,9 @@ export async function readMigrations(): Promise<Migration[]> {
 }
 
 /**
- * Returns the names of the migrations it applied. Each migration is one transaction that
- * first takes the lock with pg_advisory_xact_lock, then reads what is applied: a
- * transaction-level lock is released by COMMIT or ROLLBACK on the connection that took
- * it, which a transaction pooler keeps for the whole transaction. A session lock
- * (pg_advisory_lock) through PgBouncer in transaction mode stays on whichever server
- * connection ran it, so its unlock can miss it and another process can be handed that
- * connection and take the lock again. It still conflicts with Prisma's session lock on
- * the same id, so `prisma migrate deploy` and this runner exclude each other.
+ * Returns the names of the migrations it applied. Each migration is one transaction that takes a transaction-level
+ * advisory lock, which a transaction pooler cannot hand to another process (docs/decisions.md, "Migrations lock per
+ * transaction").
  */
 export async function migrate(
   connectionString: string,

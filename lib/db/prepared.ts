@@ -27,14 +27,9 @@ export function poolStateOf(db: PrismaClient): { used: number; idle: number; wai
 }
 
 /**
- * Runs one statement (named prepared, or unnamed under DATABASE_STATEMENTS=unnamed) directly on the pg pool under
- * the client, around Prisma's raw-query pipeline, which costs the creation statement
- * more CPU than the statement itself (docs/decisions.md, "The creation statement goes
- * straight to the pg pool"). Same pool, timeouts and statement
- * names as the client's own queries, and the same recovery after host DDL
- * (lib/db/statements.ts): on 0A000 the names are renewed and the statement, which did
- * nothing, is sent once more. Rows are as pg parses them (int4 and text as number and
- * string, as through Prisma); a unique violation is pg's error (see isUniqueViolation).
+ * Runs one statement straight on the client's pg pool, around Prisma's raw-query pipeline (docs/decisions.md, "The
+ * creation statement goes straight to the pg pool"). After host DDL (0A000) the names are renewed and the statement,
+ * which did nothing, is sent once more (lib/db/statements.ts).
  */
 export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Promise<Row[]> {
   const target = (db as WithDirect)[DIRECT];
@@ -58,9 +53,8 @@ export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Pro
 const tracer = trace.getTracer("lead-intake-service");
 
 /**
- * Like queryPrepared, in a transaction of its own whose statements PostgreSQL cancels after `timeoutMs`
- * (`SET LOCAL statement_timeout`, a wait for a lock included), for a statement that must give up soon rather than
- * hold a connection for the pool's 15 s. Two more round trips: BEGIN with the setting, and COMMIT.
+ * Like queryPrepared, in a transaction whose statements PostgreSQL cancels after `timeoutMs` (lock waits included),
+ * for a statement that must give up soon rather than hold a connection for the pool's statement timeout.
  */
 export async function queryPreparedWithin<Row>(db: PrismaClient, sql: Prisma.Sql, timeoutMs: number): Promise<Row[]> {
   const target = (db as WithDirect)[DIRECT];

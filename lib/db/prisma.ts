@@ -8,9 +8,7 @@ export type { Db } from "@/lib/db/connect";
 const globalForDb = globalThis as typeof globalThis & { leadIntakeDb?: Db };
 
 /**
- * The server process's Prisma client (DATABASE_URL, DATABASE_POOL_SIZE connections).
- * Only an accessor: the start-up work (migrations, configured sources) is
- * lib/startup/service.ts, run from instrumentation.ts.
+ * The server process's Prisma client; start-up work (migrations, configured sources) is lib/startup/service.ts.
  */
 export function database(): Db {
   if (globalForDb.leadIntakeDb) return globalForDb.leadIntakeDb;

@@ -1,11 +1,9 @@
 import { numericSetting } from "@/lib/settings.mjs";
 
 /**
- * How many of the pool's connections the read operations (the GETs of /api/leads, /api/leads/sources and
- * /api/leads/agents) may hold at once, so that lead creation always finds the rest: without it, ten slow reads
- * held the whole 10-connection pool and POSTs failed with `pool-timeout` after 5 s. Each read uses one connection
- * at a time; a read beyond the budget waits in line for at most READ_WAIT_MS, and when the line is longer than
- * READ_QUEUE per reading connection it is refused at once: `ReadsBusy`, answered 503 READS_BUSY with Retry-After.
+ * How many pool connections the read operations may hold at once, so that lead creation always finds the rest
+ * (docs/decisions.md, "Reads hold part of the pool"). A read over budget waits in line, and a line too long is
+ * refused at once: 503 READS_BUSY with Retry-After.
  */
 export class ReadsBusy extends Error {
   constructor() {

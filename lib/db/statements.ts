@@ -10,19 +10,8 @@ import type {
 } from "@prisma/driver-adapter-utils";
 
 /**
- * Named prepared statements, and their recovery after the host changes a table.
- *
- * Named statements are parsed and planned once per connection, as Prisma's own engine
- * did: about half the database's work for the creation statement. But a statement
- * prepared before `ALTER TABLE referrals ALTER COLUMN remark TYPE varchar(600)` fails
- * on that connection with 0A000 "cached plan must not change result type", every time:
- * PostgreSQL re-plans a cached statement by itself after DDL, except when its result
- * columns change type. So on the first 0A000 the names move to a new generation: every
- * connection prepares each statement afresh under its new name on its next use, and a
- * statement outside a transaction is retried once at once (it failed before running, so
- * it did nothing). A transaction cannot continue after a failed statement: its request
- * fails, and the next one uses the new names. The old statements stay prepared on their
- * connections (a few KB each) until the connection closes.
+ * Named prepared statements, renamed after the host changes a table: a cached statement whose result columns
+ * change type fails with 0A000 on every use (docs/decisions.md, "Named prepared statements").
  */
 const MAX_STATEMENTS = 1000;
 
@@ -34,9 +23,8 @@ export class StatementNames {
   readonly nameOf = ({ sql }: SqlQuery): string => this.name(sql);
 
   /**
-   * Hashed once per text, not per query (docs/decisions.md, "Per-request work computed
-   * once"). Distinct texts are the service's own statement shapes (a few
-   * dozen); the bound only guards against a shape that varies with its input.
+   * Hashed once per text, not per query (docs/decisions.md, "Per-request work computed once"); the bound guards
+   * against a statement shape that varies with its input.
    */
   name(sql: string): string {
     let hash = this.hashes.get(sql);

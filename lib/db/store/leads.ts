@@ -67,10 +67,8 @@ function columnsAndValues(fields: Record<string, unknown>): { columns: Prisma.Sq
 }
 
 /**
- * One INSERT statement with data-modifying CTEs, each inserting from `referrer`: one round trip, atomic like any
- * statement, nothing written when `referrer` is empty (no row returned), and the foreign keys checked at its end,
- * when every row exists. Timestamps are set here, not left to column defaults a host's own tables may not have.
- * Exported for the benchmark, whose bare server runs it through pg.
+ * One INSERT with data-modifying CTEs from `referrer`: one round trip, atomic, and nothing written when `referrer`
+ * is empty. Timestamps are set here because a host's own tables may lack column defaults.
  */
 export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Prisma.Sql {
   const customer = columnsAndValues({ ...lead.leadCustomer, kind: "person", createdAt: Prisma.sql`now()` });
@@ -122,21 +120,9 @@ export type LeadPageRow<F extends keyof Referral> = Pick<Referral, F | "id" | "r
 };
 
 /**
- * The SQL of one GET /api/leads answer for a filter: `page`, the referrals of the page newest first, and `total`, the
- * number of all of them. Both from counts kept by the triggers on referrals (prisma/migrations), so that no answer
- * costs more than a block and a page of records:
- *
- * - `total` reads per-connection count rows: the same cost at any number of leads or sources.
- * - An offset at or past `total` is the empty page without reading a record: the page's one-time filter.
- * - Every source's records at an offset: the blocks of 1,024 ids, summed from the newest, give the block that holds
- *   the offset and how many of its source records come before it; the walk starts there. Walking the skipped
- *   records instead holds a connection for seconds at deep offsets (docs/decisions.md, "Deep offsets are sought").
- * - The first page walks from the newest record: each record's referrer kind is read by its primary key as the page
- *   is walked, whatever the number of sources. A scalar subquery, not EXISTS: PostgreSQL turned EXISTS into a hash
- *   join over every record (it estimates that few records have a source referrer, as few customers are sources);
- *   this way it walks the primary key and stops at the page (docs/decisions.md, "Plans the statistics mislead").
- * - One source's records: equality, not ANY of one id: with ANY, PostgreSQL walked the primary key backwards past
- *   other sources' records instead of this source's index entries (same section).
+ * The SQL of one GET /api/leads answer: `page`, newest first, and `total`, both read from the counts the triggers
+ * on referrals keep, so no answer costs more than a block and a page of records (docs/decisions.md, "Deep offsets
+ * are sought, not walked" and "Plans the statistics mislead").
  */
 export function leadPageSql(
   filter: LeadFilter,

@@ -12,10 +12,8 @@ export interface Claimed {
 
 /**
  * Claims up to `share` requests of a key's budget in one upsert, under the row's lock so concurrent processes never
- * claim past `limit`: a window of `periodSeconds` starts at the first claim after the previous one ended (PostgreSQL's
- * clock, the same for every process). `hits` counts the requests claimed and stops at limit + share, so a claim past
- * the limit is granted nothing and a client that keeps trying grows nothing. PostgreSQL cancels it after `timeoutMs`
- * (a lock on the table included).
+ * claim past `limit`. `hits` stops at limit + share, so a client that keeps trying grows nothing (docs/decisions.md,
+ * "Rate limits: 429 and a window per key").
  */
 export async function claimRequests(
   db: Db,

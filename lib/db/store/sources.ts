@@ -19,11 +19,9 @@ export interface SourceLookup {
 }
 
 /**
- * SQL for the source account a referrer string names, as at most one row of (id, name, kind, "sourceType"),
- * in this order (docs/decisions.md): an exact source id, so no name can shadow an id; the name registered in
- * lead_source_names; else a source the host added itself, which has no name key, by the key of its name (the
- * oldest, through customers_source_key_idx). COALESCE stops at the first that finds one. Each arm is one index
- * look-up, whatever the number of sources. One query, and creating a lead uses it inside its insert statement.
+ * SQL for the source account a referrer string names, at most one row of (id, name, kind, "sourceType"): an id,
+ * then a registered name, then a host-added source's name key, each one index look-up (docs/decisions.md, "Looking
+ * up a referrer").
  */
 export function namedSourceSql({ nameOrId, key }: SourceLookup): Prisma.Sql {
   return Prisma.sql`
