@@ -22,13 +22,9 @@ export class Unauthorized extends ApiError {
 export type MatchedKey = "current" | "previous";
 
 /**
- * Spec "Authentication": 503 API_NOT_CONFIGURED without a server key (a key under MIN_KEY_LENGTH counts as none,
- * for either variable: a host's `next start` serves its own pages with one; so does one with a setting it could not
- * read, lib/settings.mjs), 401 without
- * the right `Authorization: Bearer <key>` header. While LEADS_API_KEY_PREVIOUS is set
- * (docs/operating.md, "Key rotation") it is accepted too. Each key is compared in constant time
- * (both sides hashed to equal length first), and both are always compared, so timing
- * does not tell which one matched; the URL is never looked at.
+ * Spec "Authentication": 503 API_NOT_CONFIGURED without a usable server key, 401 without the right bearer key;
+ * LEADS_API_KEY_PREVIOUS is accepted too while set (docs/operating.md, "Key rotation"). Both keys are always
+ * compared in constant time, so timing does not tell which one matched.
  */
 export function authenticate(request: Request): MatchedKey {
   if (!apiConfigured()) throw new ApiError("API_NOT_CONFIGURED");

@@ -1,20 +1,14 @@
 import { ApiError, boundedIssues, issueAt, MAX_BODY_BYTES, MAX_ISSUES, type Issue } from "@/lib/api/errors";
 
 /**
- * Deepest nesting of arrays and objects accepted in a body. A valid lead nests 2
- * deep (the body, a referrer object); 32 leaves room for any mistake worth
- * reporting field by field. Checked on the text before it is parsed or walked: a
- * 1 MiB body can nest 500,000 deep, and every later step (parse, schema, the walk
- * below, the answer's paths) would cost in proportion to its depth.
+ * Deepest nesting of arrays and objects accepted in a body (a valid lead nests 2 deep). Checked on the text before
+ * it is parsed, since every later step costs in proportion to the depth (docs/decisions.md, "Bounded refusals").
  */
 export const MAX_NESTING_DEPTH = 32;
 
 /**
- * Reads a JSON request body: media type application/json (any case, parameters
- * allowed) or 415; at most MAX_BODY_BYTES, refused as soon as that is passed
- * (declared or streamed) or 413; nested at most MAX_NESTING_DEPTH deep, or 400
- * INVALID_INPUT; valid UTF-8 JSON, not empty, or 400 INVALID_JSON; no text the
- * database cannot store as sent, or 400 INVALID_INPUT.
+ * Reads a JSON request body, checked in this order: media type (415), size as soon as it is passed (413), nesting
+ * depth (400), UTF-8 JSON (400 INVALID_JSON), text the database cannot store (400 INVALID_INPUT).
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const mediaType = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
@@ -68,11 +62,8 @@ export function nestingDepth(text: string, limit: number): number {
 }
 
 /**
- * Strings PostgreSQL cannot store as sent: U+0000 (text cannot hold it, so the
- * insert failed with a 500) and unpaired surrogates (they have no UTF-8 form, so
- * U+FFFD was saved while the answer echoed the original). One issue per string at
- * its path, in body order; the first MAX_ISSUES are listed and the rest only
- * counted (paths are joined only for those listed). Walked without recursion.
+ * Strings PostgreSQL cannot store as sent: U+0000, and unpaired surrogates, which have no UTF-8 form. One issue per
+ * string, in body order; the first MAX_ISSUES are listed and the rest only counted.
  */
 export function unstorableText(body: unknown): Issue[] {
   const listed: Issue[] = [];

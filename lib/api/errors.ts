@@ -152,10 +152,8 @@ export interface Issue {
 }
 
 /**
- * Bounds of an error answer (decision 14): whatever a client sends, a 400 lists at
- * most MAX_ISSUES issues, then one more at path "" counting the rest, and no path is
- * longer than MAX_PATH_CHARS. Even with every path character escaped to 6 bytes
- * (\uXXXX), 21 issues stay under 30 KB, within the 64 KB the tests hold it to (docs/decisions.md).
+ * Bounds of an error answer (decisions.md 14): at most MAX_ISSUES issues, then one counting the rest, and no path
+ * over MAX_PATH_CHARS (docs/decisions.md, "14. Bounded error answers").
  */
 export const MAX_ISSUES = 20;
 export const MAX_PATH_CHARS = 200;

@@ -19,11 +19,8 @@ export interface Access {
 }
 
 /**
- * One JSON line per request on stdout. Never a key, a body, a query string or a
- * lead's personal data: only the fields below. The lines of one event-loop turn go
- * out in one write: a write per request to a pipe (a supervisor's, a container's
- * log) costs a system call and the reader's wake-up each time (docs/decisions.md,
- * "The access log is written once per event-loop turn").
+ * One JSON line per request on stdout, with only the fields below: never a key, a body, a query string or personal
+ * data. One write per event-loop turn (docs/decisions.md, "The access log is written once per event-loop turn").
  */
 export function logAccess(access: Access): void {
   if (!ACCESS_LOG) return;

@@ -42,10 +42,8 @@ export class RateLimited extends ApiError {
 const SHARES_PER_LIMIT = 100;
 
 /**
- * The most a request waits for a share to be claimed before it passes uncounted (docs/decisions.md, "The limiter
- * gives up after 250 ms"): it bounds a pool with no free connection and a database that does not answer. PostgreSQL
- * cancels the claim itself a little sooner, a wait for a lock on the table included, so a live database frees the
- * connection and the log says why.
+ * The most a request waits for a share to be claimed before it passes uncounted; PostgreSQL cancels the claim a
+ * little sooner, so a live database frees the connection (docs/decisions.md, "The limiter gives up after 250 ms").
  */
 export const CLAIM_WAIT_MS = 250;
 const CLAIM_STATEMENT_TIMEOUT_MS = 200;
@@ -82,10 +80,9 @@ type ClaimOutcome = "claimed" | "failed" | "late";
 const keys = new Map<string, KeyState>();
 
 /**
- * Counts a request of a limited operation against its key's budget, shared by every process through PostgreSQL;
- * throws RateLimited when the budget is spent. A key is counted by its digest, never stored. When a share cannot be
- * claimed within CLAIM_WAIT_MS the request passes (a limiter failure must not stop the service), counted in the
- * metrics; the claim's failure is logged by kind.
+ * Counts a request against its key's budget, shared by every process through PostgreSQL; throws RateLimited when it
+ * is spent. A claim that fails or is late lets the request pass, counted in the metrics: a limiter must not stop
+ * lead intake.
  */
 export async function admit(operation: LimitedOperation, key: MatchedKey, requestId: string): Promise<void> {
   const limit = currentLimits()[operation];

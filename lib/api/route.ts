@@ -35,12 +35,8 @@ const READS_BUSY = new ApiError("READS_BUSY");
 const MALFORMED = new ApiError("MALFORMED_REQUEST");
 
 /**
- * The one wrapper every response under /api goes through: a request id (kept or made,
- * echoed in X-Request-Id and error bodies), the key check and the start-up work for
- * data operations, the handler, then one access log line and the request id and error
- * code on the active trace span. Any failure becomes the documented JSON error;
- * unexpected ones answer 500 INTERNAL_ERROR and are logged by kind only. Per request it
- * allocates no closures and compiles nothing (docs/operating.md, "Access log and failure kinds").
+ * The one wrapper every response under /api goes through: request id, key check, start-up work, the handler, one
+ * access log line. Any failure becomes the documented JSON error (docs/operating.md, "Access log and failure kinds").
  */
 async function serve(request: Request, handler: Handler, needsKey: boolean): Promise<Response> {
   const startedAt = performance.now();
@@ -102,11 +98,9 @@ function finish(
 }
 
 /**
- * A request whose client went away before it was answered (docs/operating.md, "Access log and failure kinds"): the
- * client closed it (`client-closed`, 499 as nginx records it), or the server's request timeout ended it
- * (`request-timeout`, 408, which Node sent: the preload ends the request's body with Node's own timeout error).
- * Neither is a server fault, so neither is a 5xx; the status goes to the log and the metrics only, as no one is left
- * to read it.
+ * A request whose client went away before its answer: closed by the client (499, as nginx logs it) or ended by the
+ * server's request timeout (408). Neither is a server fault; the status goes to the log and metrics only
+ * (docs/decisions.md, "A client that goes away is 499").
  */
 type ClientGone = "client-closed" | "request-timeout";
 const GONE_STATUS: Record<ClientGone, number> = { "client-closed": 499, "request-timeout": 408 };
@@ -178,10 +172,8 @@ function everyMethod(handlers: Partial<Methods>, rest: Handler): Methods {
 }
 
 /**
- * Route exports for every method: the given handlers, and 405 METHOD_NOT_ALLOWED
- * (JSON, no-store, with Allow) for the rest, which Next would otherwise answer
- * with an empty body. HEAD follows GET, as Next does by default. (Methods Next
- * routes to no handler at all are answered by lib/runtime/method-guard.mjs.)
+ * Route exports for every method: the given handlers, HEAD following GET, and a JSON 405 with Allow for the rest,
+ * which Next would answer with an empty body.
  */
 export function routeMethods(handlers: Partial<Methods>): Methods {
   const allow = Object.keys(handlers).join(", ");

@@ -14,10 +14,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
 }
 
 /**
- * Validates a query string: only the schema's parameter names, each at most once,
- * then the schema. Failures become 400 INVALID_INPUT with issues named by
- * parameter. Names are checked here, not left to the object schema: a name such
- * as "__proto__" must be refused however the parsed object treats it.
+ * Validates a query string: only the schema's parameter names, each at most once, then the schema; failures are 400
+ * INVALID_INPUT. Names are checked here so that "__proto__" is refused however the parsed object treats it.
  */
 export function parseQuery<S extends z.ZodObject>(schema: S, request: Request): z.output<S> {
   const params = new URL(request.url).searchParams;
