@@ -21,10 +21,9 @@ const CLIENT_ENDED = "HPE_INVALID_EOF_STATE";
 const ACCESS_LOG = process.env.LEADS_ACCESS_LOG !== "off";
 
 /**
- * Answers a client error as Node would, but a malformed request (a parse error, HPE_*) with the module's JSON 400 and
- * the headers of every API answer (lib/api/response.ts), then closes the connection. A request already handed to a
- * route (a malformed chunk in its body, or its timeout) has its body end with this error, so the request wrapper
- * logs it by what happened (lib/api/route.ts); otherwise the access log line is written here.
+ * Answers a malformed request (a parse error, HPE_*) with the module's JSON 400 and closes the connection; other
+ * client errors as Node would (docs/decisions.md, "Malformed HTTP answers JSON"). A request already handed to a
+ * route has its body end with this error, so the route's wrapper logs it.
  * @param {Error & { code?: unknown }} error
  * @param {import("node:stream").Duplex & { _httpMessage?: import("node:http").ServerResponse }} socket
  */

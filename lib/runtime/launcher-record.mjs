@@ -1,9 +1,5 @@
-// Which launcher runs the embedded database of this clone: .data/launcher.json
-// holds its pid, HTTP port and PostgreSQL pid while it runs. A second `npm start`
-// in the same clone is refused with where the first one serves; after a launcher
-// was killed (kill -9: no chance to stop anything), the next start stops the
-// PostgreSQL it left running and carries on. (Its Next exits by itself:
-// lib/runtime/next-server-preload.mjs.)
+// Which launcher runs this clone's embedded database (.data/launcher.json), so a second `npm start` is refused and
+// the PostgreSQL a killed launcher left running is stopped by the next start.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runningPostmaster, shownPath, StartupError, stopPostmaster } from "./embedded-postgres.mjs";

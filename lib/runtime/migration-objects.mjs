@@ -24,10 +24,8 @@ const INDEX_STATEMENT = /\bCREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s
 const DOLLAR_QUOTE = /\$(\w*)\$/g;
 
 /**
- * The migrations' names in the order they run; the triggers they leave, as `table.trigger`, sorted; and the functions
- * they leave, each with the body (between its dollar quotes) of the last migration that created it, as
- * PostgreSQL keeps it in pg_proc.prosrc; the module's own tables; and the indexes on other tables that use one of its
- * functions, so they go with it.
+ * What the migrations leave: their names in run order, their triggers (`table.trigger`), their functions with the
+ * body PostgreSQL keeps in pg_proc.prosrc, their tables, and the indexes elsewhere that use one of their functions.
  *
  * @param {string} migrationsDir
  * @returns {MigrationObjects}

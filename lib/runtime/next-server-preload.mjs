@@ -1,11 +1,6 @@
-// Loaded into the `next start` process by the launcher (node --import), for what
-// `next start` cannot be told: it only takes --keepAliveTimeout, and creates its
-// HTTP server with Node's defaults, so a client sending a body slowly held a
-// socket for ~300 s (requestTimeout), anonymous ones too, and a client that never
-// read its response held it for ever (Node has no write timeout). No custom server: the
-// defaults of the one server Next creates are set here, nothing else changes.
-// Each request first passes lib/runtime/method-guard.mjs (methods Next refuses before any route runs); what Node's
-// parser refuses is answered by lib/runtime/client-errors.mjs.
+// Loaded into `next start` by the launcher (node --import) to set what `next start` cannot be told: request and
+// write timeouts on the one server Next creates, method guarding and JSON answers to malformed requests
+// (docs/decisions.md, "Request timeout").
 import http from "node:http";
 import { answerClientError } from "./client-errors.mjs";
 import { guardMethod } from "./method-guard.mjs";
@@ -49,10 +44,8 @@ function defaults(options) {
 }
 
 /**
- * Destroys a connection whose unsent response bytes made no progress for WRITE_TIMEOUT_MS: Node keeps such a socket
- * (and the answers of requests pipelined behind it) open for as long as the client keeps the connection. Progress is
- * the bytes the kernel took (given to the socket minus still pending); one timer per server looks at every open
- * connection each CHECK_INTERVAL_MS, an idle one costing a comparison.
+ * Destroys a connection whose unsent response bytes made no progress for WRITE_TIMEOUT_MS: Node has no write
+ * timeout, so a client that never reads would hold the socket for as long as it keeps the connection.
  * @param {http.Server} server
  */
 function boundWrites(server) {

@@ -1,17 +1,9 @@
 import { logLine } from "@/lib/log-line.mjs";
 
 /**
- * The start-up hook's work, in the Node.js runtime only: instrumentation.ts imports this module under its
- * NEXT_RUNTIME check, so the Edge compilation of the hook drops it with the Node.js APIs it uses.
- * Inside a host's own `next start` the module never stops the host: a missing or short key (lib/api/api-key.mjs), or
- * a setting it cannot read (lib/settings.mjs: a numeric setting out of its range, a rate limit, the metrics port), is
- * said in one sentence, and the data operations then answer 503 API_NOT_CONFIGURED (lib/api/auth.ts) while the host's
- * own pages keep serving; with an unreadable setting nothing more of the module starts. (The launcher refuses both
- * before it starts anything.) The metrics SDK is loaded only when metrics are configured (LEADS_METRICS_PORT,
- * OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT). Then tracing, when configured, so the start-up
- * work is traced too; then the start-up work itself (migrations and configured sources, lib/startup/service.ts), so a
- * host running its own `next start` needs no separate step. The OpenTelemetry SDK is loaded only when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set.
+ * The start-up hook's Node.js work, imported under instrumentation.ts's NEXT_RUNTIME check so the Edge build drops
+ * it. In a host's own `next start` a key or setting problem is said once and the data operations answer 503, never
+ * stopping the host (docs/decisions.md, "In a host, one Prisma client and a guest's key problem").
  */
 export async function registerNode(): Promise<void> {
   const keyProblem = (await import("@/lib/api/api-key.mjs")).unusableKeyProblem(process.env);

@@ -1,8 +1,5 @@
-// PostgreSQL refuses to run as root. Run by root, the embedded server runs as the
-// "postgres" user instead, and that user must be able to reach its binaries and
-// data folder: in a clone under a private folder (mode 0700: /root, mktemp -d) it
-// cannot reach anything inside the clone. Here the binaries are then copied to a
-// folder only root can change, and `npm start` keeps its data outside the clone.
+// PostgreSQL refuses to run as root, so under root the embedded server runs as "postgres", which cannot reach a
+// clone in a private folder: the binaries are then copied to a root-only folder and the data kept outside the clone.
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -25,9 +22,8 @@ const binaries = await import(platformPackage);
 /** The package's folder of bin/, lib/ and share/: postgres finds its libraries relative to its binary. */
 const NATIVE = path.dirname(path.dirname(binaries.postgres));
 /**
- * Where the launcher keeps a cluster when the clone is out of the postgres user's
- * reach (see embeddedDataDir), and root's copy of the binaries: a folder only root
- * can change, unlike the temp folder, where any user can take a name first.
+ * Where the launcher keeps a cluster the postgres user cannot reach in the clone, and root's copy of the binaries:
+ * only root can change it, unlike the temp folder, where any user can take a name first.
  */
 const OUTSIDE_DATA = "/var/lib/lead-intake-service";
 
@@ -69,10 +65,8 @@ export function postgresUser() {
 }
 
 /**
- * initdb and postgres as the user in `ids` can run them: the package's own, or a
- * copy under OUTSIDE_DATA. The copy's path is resolved and checked without
- * following links (every folder from / down owned by root and writable by no one
- * else), and that same path is run, so no other user can swap what runs.
+ * initdb and postgres as the user in `ids` can run them: the package's own, or a copy under OUTSIDE_DATA whose
+ * path is checked without following links and then run as checked, so no other user can swap what runs.
  * @param {Ids} ids
  * @returns {Binaries}
  */
@@ -122,9 +116,8 @@ function rootOnly(stat, kind) {
 }
 
 /**
- * The copy is ours to run: a folder (not a link) with its binaries, and every folder and file in it root's alone
- * (postgres loads its libraries and extensions from lib/ and reads share/), every link in it root's and pointing
- * inside it. Only root writes beside it.
+ * The copy is ours to run: a folder with its binaries, whose every folder, file and link is root's alone and every
+ * link points inside it (postgres loads libraries from lib/ and reads share/).
  * @param {string} copy
  * @param {Binaries} reachable
  */

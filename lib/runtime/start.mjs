@@ -1,18 +1,6 @@
-// `npm start`: builds the app, then serves it with `next start`. Without
-// DATABASE_URL it runs an embedded PostgreSQL whose data lives in .data/postgres;
-// without LEADS_API_KEY it generates one into .env.local (never printed: keys
-// stay out of logs) and shows how to read it once the server is ready. .env.local
-// holds that key, so it is kept readable by its owner only (mode 0600), and a key
-// under the minimum length (lib/api/api-key.mjs) is refused before anything starts.
-// `npm run serve` does the same without the build step, and `npm run dev` (--dev) runs `next dev` instead: no build,
-// each request served from the current sources.
-//
-// Lifecycle (docs/operating.md, "The launcher in production"): on SIGTERM or SIGINT
-// Next drains first (stops accepting, finishes what it serves), then the database
-// stops. If either of them dies, the launcher stops the other and exits 1 so that a
-// supervisor restarts the service. Every failure is one sentence: what happened and
-// what to do. Nothing here blocks the event loop: SIGTERM ends every stage of start-up
-// (build, database, migrations) and the processes it started.
+// `npm start`: builds the app, then serves it with `next start` (`npm run serve`: no build; `npm run dev`: `next
+// dev`). Without DATABASE_URL it runs an embedded PostgreSQL, and without LEADS_API_KEY it writes one to .env.local
+// (0600, never printed). Lifecycle and failures: docs/operating.md, "The launcher in production".
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync } from "node:fs";
