@@ -102,15 +102,9 @@ function unreadable(
 }
 
 /**
- * A typed client of the Lead Intake Service: one method per operation, outcomes as
- * values (never thrown), the contract's retry rules built in. GET is retried on
- * transport errors and transient answers, waiting `Retry-After` when the server gives
- * one and a jittered exponential backoff otherwise, inside a total deadline; POST is
- * sent once more only after a refusal that asks to retry later (a 4xx with
- * `Retry-After`: nothing was done), and anything in between success and a refusal is
- * `uncertain`, for the caller to reconcile (lib/importer does). Success bodies are read
- * tolerantly: what the document requires is checked, fields a newer server adds are kept.
- * The sources list is asked for with the `ETag` of the last one, and kept on 304.
+ * A typed client of the Lead Intake Service: one method per operation, outcomes as values (never thrown), the
+ * contract's retry rules built in. A POST is sent again only after a refusal that asks to retry; anything between
+ * success and a refusal is `uncertain`, for the caller to reconcile.
  */
 export class LeadsClient {
   private readonly baseUrl: string;
@@ -193,12 +187,8 @@ export class LeadsClient {
   }
 
   /**
-   * Every lead of GET /api/leads (optionally of one source), page after page until
-   * `hasMore` is false, each `referralId` once: inserts while paging shift offsets and
-   * repeat leads on the next page (spec, GET rules 5-6). Throws LeadsClientError when
-   * a page cannot be read, or when a page says `hasMore` yet brings no lead not already
-   * listed: paging on could then go on for ever (it takes `limit` inserts between two
-   * page reads for a real server to do this).
+   * Every lead of GET /api/leads, page after page, each `referralId` once (inserts while paging repeat leads). Throws
+   * LeadsClientError when a page cannot be read, or says `hasMore` yet brings no new lead, which would page for ever.
    */
   async *leads(query: Omit<ListLeadsQuery, "offset"> = {}, options: CallOptions = {}): AsyncGenerator<ListedLead> {
     const seen = new Set<number>();

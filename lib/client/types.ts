@@ -1,10 +1,8 @@
 import type { components, operations } from "./openapi.js";
 
 /**
- * The client's types, all derived from lib/client/openapi.ts, which is generated from
- * the service's own OpenAPI document (/openapi.json). Request bodies, success
- * bodies and each operation's error codes come from there, so a contract change
- * reaches the client's types through `npm run client:types`.
+ * The client's types, derived from lib/client/openapi.ts, which is generated from the service's document, so a
+ * contract change reaches them through `npm run client:types`.
  */
 
 type Schemas = components["schemas"];

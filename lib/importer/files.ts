@@ -3,12 +3,8 @@ import type { Stats } from "node:fs";
 import { constants, type FileHandle, lstat, open, rename, unlink } from "node:fs/promises";
 
 /**
- * The importer's own files (ledger, lock, results) are regular files it creates or
- * replaces itself: nothing at their names that is not a regular file is opened (a FIFO
- * would block the open), nothing is opened through a symbolic link (O_NOFOLLOW), temporary
- * files get a fresh name created exclusively (O_EXCL), and a file is replaced by
- * renaming a complete one over it, so no reader sees half a file and no write lands
- * in a file a link points to.
+ * The importer's own files are regular files it creates or replaces itself: never opened through a link or as a
+ * FIFO, and replaced by renaming a complete file over them (docs/decisions.md, "The importer's files").
  */
 
 /** Why an import cannot use one of its files, as one sentence; `kind` picks the exit code (lib/importer/run.ts). */

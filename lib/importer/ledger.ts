@@ -5,13 +5,8 @@ import { diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/i
 import { Lock } from "@/lib/importer/lock";
 
 /**
- * The import ledger: an append-only JSON Lines file beside the input. Its first line
- * records the input's SHA-256; then each row gets an `intent` before its POST is sent
- * (on disk, fsynced, before the request leaves) and one outcome after it. Replaying
- * the file gives every row's state, which is how a stopped or crashed run resumes.
- *
- * Writes are group-committed: entries queued while an fsync runs go out together
- * with the next one, so concurrent workers share fsyncs instead of queueing for one each.
+ * The import ledger: an append-only JSON Lines file beside the input, with an fsynced `intent` before each row's POST
+ * and an outcome after it, so a stopped run resumes by replaying it (docs/decisions.md, "The importer's files").
  */
 
 export type LedgerEntry =
@@ -116,12 +111,8 @@ export class Ledger {
   ) {}
 
   /**
-   * Opens (or starts) the ledger of an input with the given hash, under its lock
-   * (lib/importer/lock.ts). The file is checked before anything is written to it: a
-   * file that is not a ledger, or the ledger of another input, is refused unchanged.
-   * Only then is a torn last line (a crash mid-write) cut off, which is safe: an intent
-   * that never reached the disk was never followed by a POST, and a lost outcome
-   * leaves the row at `intent`, which is reconciled.
+   * Opens (or starts) the ledger of an input with the given hash, under its lock. A file that is not this input's
+   * ledger is refused unchanged; only then is a torn last line cut off, which loses no POST's outcome unnoticed.
    */
   static async open(ledgerPath: string, sha256: string, rows: number): Promise<Ledger> {
     const lock = await Lock.acquire(ledgerPath);

@@ -5,16 +5,8 @@ import { z } from "zod/v4";
 import { checkRegularOrAbsent, diskError, ImportFileError, openRegular, writeTemporary } from "@/lib/importer/files";
 
 /**
- * The ledger's lock: a file naming its owner (pid, host, start time). The owner record
- * is written whole to a temporary file, then link(2)ed to the lock's name, which fails
- * if the name exists: a reader never sees an empty or partial lock, and of two runs
- * exactly one creates it.
- *
- * A lock is stale only when its host is this host and its pid is not running (a
- * killed run, or one that exited and is not yet reaped); then it is replaced, so a
- * killed run resumes by running the same command. A lock of another host, or one
- * that cannot be read, is never taken over: no pid can be checked, and guessing
- * wrong would let two runs send the same rows.
+ * The ledger's lock: a file naming its owner, link(2)ed into place whole, so of two runs exactly one creates it. Only
+ * a lock of this host whose pid is not running is stale and replaced (docs/decisions.md, "The importer's files").
  */
 
 const owner = z.strictObject({ pid: z.int().positive(), host: z.string().min(1), startedAt: z.iso.datetime() });
@@ -47,11 +39,8 @@ export class Lock {
 }
 
 /**
- * Creates `path` holding `record`, or replaces a stale lock there. Replacing is done
- * under a second lock, `path.takeover`, taken the same way, and only if `path` still
- * holds the stale record read before: of several runs that found the same stale lock,
- * one replaces it and the others find its live lock. A takeover lock left by a run
- * killed in the middle of a takeover is stale in turn and replaced the same way.
+ * Creates `path` holding `record`, or replaces a stale lock there under a second lock (`path.takeover`), only if it
+ * still holds the stale record read before: of several runs that found it, one replaces it.
  */
 async function take(path: string, record: string, ledger: string): Promise<void> {
   const temporary = await writeTemporary(path, record);

@@ -3,11 +3,8 @@ import { optionalFieldsOf } from "@/lib/leads/fields";
 import { createLeadBody } from "@/lib/leads/schemas";
 
 /**
- * Reconciliation: did an attempt whose outcome is unknown create its lead? It pages
- * GET /api/leads filtered by the row's source and looks for a lead with exactly the
- * row's values (as the service stores them: the service's own schema normalises the
- * row) created after the row's first attempt began. docs/operating.md, "Bulk importer", says what
- * this can and cannot prove.
+ * Reconciliation: did an attempt whose outcome is unknown create its lead? It looks for a lead with exactly the
+ * row's stored values, created after the row's first attempt (docs/operating.md, "Bulk importer").
  */
 
 /**

@@ -3,11 +3,9 @@ import type { Input } from "@/lib/importer/input";
 import type { RowState } from "@/lib/importer/ledger";
 
 /**
- * The results files beside the ledger and named after it (LEDGER less `.ledger.jsonl`, so FILE.created.csv for the
- * default ledger FILE.ledger.jsonl), rewritten from the ledger at the end of every run, in input order:
- * .created.csv (row, referralId, leadCustomerId) and .rejected.csv (row, status, code, messages, then the row as
- * written). A ledger only gains rows, so each rewrite keeps every line the last one wrote; a results file holding a
- * line its ledger does not (another import's) is never replaced.
+ * The results files beside the ledger (FILE.created.csv and FILE.rejected.csv for FILE.ledger.jsonl), rewritten
+ * from the ledger after every run. A results file holding a line its ledger does not (another import's) is never
+ * replaced.
  */
 
 export function resultPaths(ledgerPath: string) {
