@@ -22,10 +22,8 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
 const POOL = { "pool.name": "lead-intake" };
 
 /**
- * Metrics through OpenTelemetry's metrics API (docs/operating.md, "Metrics"): a Prometheus scrape endpoint of its own
- * on LEADS_METRICS_PORT (`/metrics`), and OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (`/v1/metrics`) or
- * OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (as is), every OTEL_METRIC_EXPORT_INTERVAL ms (60 s by default), each when set.
- * Loaded by instrumentation.ts only then; it registers the observer the request path reports to (lib/db/observer.ts).
+ * Metrics through OpenTelemetry (docs/operating.md, "Metrics"): a Prometheus endpoint on LEADS_METRICS_PORT and OTLP
+ * export, each when configured. It registers the observer the request path reports to (lib/db/observer.ts).
  */
 export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const port = metricsPortOf(env);

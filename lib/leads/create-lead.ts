@@ -12,12 +12,8 @@ import { findSource, refuseIdInOtherCase, sourceLookup } from "@/lib/leads/sourc
 import { newLeadOf, toCreatedLead } from "@/lib/leads/stored-lead";
 
 /**
- * POST /api/leads after validation. Checks in the spec's order: the referrer (422
- * INVALID_REFERRER, also for a new source name that is a source id in another case),
- * the agent (422 INVALID_AGENT), assignment storage (503). Then
- * the lead customer, the workflow record and its audit entry, and the new source
- * account if the referrer names one, are written in one SQL statement, so all of
- * them are saved or none. Not idempotent: every call creates a new lead.
+ * POST /api/leads after validation: the referrer (422), the agent (422) and assignment storage (503) in the spec's
+ * order, then one SQL statement writes every row, so all are saved or none. Not idempotent: every call creates a lead.
  */
 export async function createLead(db: Db, input: CreateLeadInput): Promise<CreatedLead> {
   const agent = input.assignedAgentId === undefined ? null : await checkAssignment(db, input, input.assignedAgentId);

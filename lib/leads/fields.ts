@@ -3,11 +3,8 @@ import type { Customer, Referral } from "@/lib/generated/prisma/client";
 import { text } from "@/lib/leads/text";
 
 /**
- * The one table of a lead's optional fields. Each row gives the request's schema, what an omitted field stores, how a
- * listed lead shows it, and the referral column it lives in (with the lead customer's column, when the lead's own
- * account keeps it too). The request and response schemas, the creation statement, the page query, the listed lead,
- * the document's examples, the seed and the tests' helpers all derive from it: a new optional field is one row here,
- * plus its column in prisma/schema.prisma and a migration that adds it.
+ * The one table of a lead's optional fields: schema, stored default, listed form and columns. Every schema, query,
+ * example and test helper derives from it, so a new optional field is one row here (README.md, "Where a change goes").
  */
 
 export const RELATIONSHIPS = [

@@ -4,10 +4,8 @@ export const MOBILE_INPUT_PATTERN = /^\+?[0-9 ().-]+$/;
 const CANONICAL_MOBILE = /^60\d{9,11}$/;
 
 /**
- * Spec rule 2 (with decisions.md 1): strip formatting, then a leading 0 becomes 60
- * ("012…" -> "6012…"), a leading 1 gets 60 in front ("12…" -> "6012…"), a leading
- * "60" stays; "+" is accepted only as "+60". Returns null when the result is not
- * 60 followed by 9 to 11 digits.
+ * Spec rule 2 (decisions.md 1): a leading 0 becomes 60, a leading 1 gets 60 in front, "+" only as "+60"; null
+ * unless the result is 60 and 9 to 11 digits.
  */
 export function normaliseMobile(input: string): string | null {
   const written = input.trim();
@@ -25,11 +23,8 @@ const F = "[ ().-]*"; // formatting between digits
 const digits = (min: number, max: number) => `(?:[0-9]${F}){${min},${max}}`;
 
 /**
- * The same rule as one JSON Schema pattern (ECMA-262) over the value as sent, for
- * the OpenAPI document: white space around it, then at most 40 characters that are
- * +60, 60 or 0 followed by 9 to 11 digits, or 1 followed by 8 to 10 digits, with
- * formatting anywhere after the +. tests/unit/document-matches-server.test.ts
- * checks it against normaliseMobile and the 6-to-40 length check.
+ * The same rule as one JSON Schema pattern over the value as sent, for the OpenAPI document;
+ * tests/unit/document-matches-server.test.ts checks it against normaliseMobile.
  */
 export const MOBILE_PATTERN =
   String.raw`^\s*(?=\S[\s\S]{4,38}\S\s*$)` +

@@ -1,10 +1,7 @@
 /**
- * The security headers of the public documentation responses, /docs (Swagger UI), its files under /swagger-ui/ and
- * /openapi.json, set by their own route handlers, so they hold whatever proxy or middleware the app has. Everything
- * /docs loads comes from this server (/swagger-ui/, the document), so `'self'` is the source of everything; its one
- * inline script carries the per-request nonce. Swagger UI's stylesheet draws its icons from `data:` SVG URLs. No page
- * may frame any of them (clickjacking), and no response is sniffed as another type. Neither the page nor the document
- * may be kept by a cache without asking: a redeploy shows the new document at once.
+ * The security headers of /docs, its Swagger UI files and /openapi.json, set by their own handlers so they hold
+ * whatever proxy the app has: everything from `'self'`, a nonce for the one inline script, no framing, no caching
+ * without asking.
  */
 export function docsPageHeaders(nonce: string): Record<string, string> {
   return {

@@ -1,11 +1,6 @@
 /**
- * The /docs page: the OpenAPI document (/openapi.json) rendered in the browser by swagger-ui-dist (/swagger-ui/),
- * read-only: no "Try it out" console (tryItOutEnabled false, no submit methods), no external validator badge, no
- * credentials, and a plugin that removes the Authorize button and the padlocks that open its dialog, so the page never
- * asks for, stores or sends the key. The curl examples in the descriptions show how to call the API. A page of its
- * own, not one of the app's: the app's layout and proxy do not touch it. Its one inline script carries the nonce of
- * its Content-Security-Policy (lib/openapi/docs-headers.ts); its icon is empty, so the browser asks for no
- * /favicon.ico the app may not have.
+ * The /docs page: the document rendered read-only by swagger-ui-dist, with no console and no Authorize dialog, so it
+ * never asks for, stores or sends the key. A page of its own, so the app's layout and proxy do not touch it.
  */
 const OPTIONS = {
   url: "/openapi.json",

@@ -15,11 +15,8 @@ import { examples } from "@/lib/openapi/examples";
 import { requestSchemas, responseSchemas } from "@/lib/openapi/schemas";
 
 /**
- * The OpenAPI 3.1 document, assembled by next-swagger-doc's createSwaggerSpec from
- * this definition: the typed operations (lib/openapi/<noun>/<verb>.ts, ./operation.ts)
- * as its paths, and what they refer to: schemas and query parameters from zod
- * (lib/leads/schemas.ts, ./schemas.ts), examples (./examples.ts), the integrators'
- * guide (./guide.md). /openapi.json serves the result (./served.ts).
+ * The OpenAPI 3.1 document, assembled by next-swagger-doc from the typed operations (lib/openapi/<noun>/<verb>.ts),
+ * the zod schemas, the examples and the integrators' guide; ./served.ts serves it.
  */
 
 type Json = Record<string, unknown>;

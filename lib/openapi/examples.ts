@@ -7,12 +7,8 @@ import { omittedFieldValues } from "@/lib/leads/fields";
 import type { responseSchemas } from "@/lib/openapi/schemas";
 
 /**
- * The document's examples (components.examples), typed by the zod schemas and
- * checked against the generated JSON Schemas by tests/unit/openapi.test.ts. They
- * name the sources, agents and persons of prisma/seed/demo.json, so every request
- * example succeeds as shown after `npm run db:seed -- prisma/seed/demo.json`
- * (tests/integration/document-examples.test.ts). Error examples come from the
- * error table (lib/openapi/document.ts).
+ * The document's examples, typed by the zod schemas. They name the records of prisma/seed/demo.json, so each
+ * request example succeeds as shown after seeding it (tests/integration/document-examples.test.ts).
  */
 
 type Out<K extends keyof typeof responseSchemas> = z.output<(typeof responseSchemas)[K]>;

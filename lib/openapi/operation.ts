@@ -2,11 +2,8 @@ import { ApiError, ERROR_CODES, ERRORS, hasRateLimitHeaders, retryAfterOf, type 
 import { invalidInput } from "@/lib/openapi/examples";
 
 /**
- * One operation of the OpenAPI 3.1 document, typed: each lives in its own file
- * (lib/openapi/<noun>/<verb>.ts) and states its own text, request and success
- * responses once; `operation()` adds what every operation shares. Its error
- * responses come from the error table (lib/api/errors.ts) by code, so a code's
- * status, meaning, retry advice and example are written in one place.
+ * One operation of the OpenAPI document, typed, in its own file (lib/openapi/<noun>/<verb>.ts). Its error responses
+ * come from the error table by code, so a code's status, meaning and example are written once.
  */
 
 type Json = Record<string, unknown>;
@@ -124,11 +121,8 @@ function curlCommand(
 }
 
 /**
- * The operation as the document shows it: the curl example and the aliases at the
- * end of the description; every response with no-store and the request id; one
- * response per error status, from the error table; 404 and 405, which every path
- * answers (lib/api/route.ts), and 400 MALFORMED_REQUEST, which the preload answers
- * whatever the path (lib/runtime/next-server-preload.mjs).
+ * The operation as the document shows it: what every operation shares (curl example, aliases, no-store, request id)
+ * added, with 404, 405 and 400 MALFORMED_REQUEST, which every path can answer.
  */
 export function operation({
   path,

@@ -3,11 +3,8 @@ import { CODES_WITH_ISSUES, ERROR_CODES, ERRORS, MAX_ISSUES, MAX_PATH_CHARS } fr
 import * as leads from "@/lib/leads/schemas";
 
 /**
- * The document's named schemas (components) in zod, by component name: the
- * request body as its input type, responses as their output type, composed from
- * lib/leads/schemas.ts. Response objects are strict and every property is
- * required (Error's `issues` aside), so the contract check fails on a field the
- * code adds or drops without the document.
+ * The document's named schemas in zod, composed from lib/leads/schemas.ts. Response objects are strict with every
+ * property required, so the contract check fails on a field the code adds or drops without the document.
  */
 
 export const requestSchemas = { CreateLeadRequest: leads.createLeadBody };

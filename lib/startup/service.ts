@@ -7,13 +7,8 @@ import { dataOperationsRefused } from "@/lib/settings.mjs";
 import { logLine } from "@/lib/log-line.mjs";
 
 /**
- * The server process's start-up work: pending migrations and the configured default
- * sources, once per process. instrumentation.ts starts it without waiting for it, so
- * liveness answers while it runs (a migrations' lock held by another session can take up
- * to LEADS_MIGRATION_LOCK_TIMEOUT); data requests and readiness wait for it. When it
- * fails, the process serves on (liveness 200, readiness 503) and the work is tried again
- * by the next request or readiness check, one attempt at a time, until it succeeds; a
- * failed attempt is not remembered.
+ * The server process's start-up work (migrations, configured sources), once per process. Liveness answers while it
+ * runs; data requests and readiness wait for it, and a failed attempt is tried again by the next one.
  */
 interface StartupState {
   prepared: boolean;
@@ -71,10 +66,8 @@ export async function startService(): Promise<void> {
 const READINESS_WAIT_MS = 1_500;
 
 /**
- * True when the start-up work is done, the database answers a trivial query within
- * READINESS_WAIT_MS, and the role can count the configured rate limits. One probe at a
- * time: checks arriving while it runs share it, so a frozen database holds at most one
- * pooled connection for readiness.
+ * True when start-up is done, the database answers within READINESS_WAIT_MS, and configured rate limits can be
+ * counted. Concurrent checks share one probe, so a frozen database holds at most one connection for readiness.
  */
 export async function checkReadiness(): Promise<boolean> {
   if (dataOperationsRefused()) return false; // a setting instrumentation.ts could not read: nothing of it started
