@@ -1,7 +1,5 @@
-// The one home of every setting read from the environment that can be mistyped: the numeric ones (default and range),
-// the rate limits and the metrics port. Checked at start by the launcher (lib/runtime/start.mjs), which refuses to
-// start, and by `next start` itself (instrumentation.ts), which leaves a host's pages serving and the data operations
-// answering 503 API_NOT_CONFIGURED: either way one sentence, never a NaN.
+// The one home of every setting read from the environment that can be mistyped: the numeric ones, the rate limits
+// and the metrics port. The launcher and `next start` both check them at start: a typo is one sentence, never a NaN.
 
 /** @typedef {Record<string, string | undefined>} Env */
 

@@ -75,7 +75,7 @@ export async function reconcile(client: LeadsClient, rows: Attempted[], claimed:
       leadMobileNumber: lead.leadMobileNumber,
       ...optionalFieldsOf(lead),
     };
-    // An agent that no longer resolves is left out of the comparison rather than ruling a lead out.
+    // An agent that does not resolve is left out of the comparison rather than ruling a lead out.
     const agent = lead.assignedAgentId === undefined ? null : findAgent(agents, lead.assignedAgentId);
     if (agent !== undefined) values.assignedAgentId = agent;
     expected.push({ row, since: Date.parse(firstAttemptAt) - CLOCK_MARGIN_MS, filter, values });

@@ -1,7 +1,5 @@
-// What the `next start` server answers when Node's HTTP parser refuses a request, or a request's timeout ends it
-// (the server's 'clientError' event, hooked by lib/runtime/next-server-preload.mjs). Node's own answer to a parse
-// error is a bare 400 without a body or a request id; here it is the module's JSON error, MALFORMED_REQUEST from the
-// error table, whenever a response can still be written on the socket.
+// What `next start` answers when Node's HTTP parser refuses a request or a request's timeout ends it (the server's
+// 'clientError' event): the module's JSON MALFORMED_REQUEST instead of Node's bare 400 without a request id.
 import { randomUUID } from "node:crypto";
 import { MALFORMED_REQUEST } from "../api/malformed-request.mjs";
 import { logLine } from "../log-line.mjs";

@@ -1,7 +1,5 @@
-// The embedded cluster's superuser password: random per cluster (32 bytes), kept in
-// <data folder>.password beside the data folder, mode 0600, owned by the user who
-// runs the launcher. Every reader of the embedded URL (launcher, seed, tests, bench)
-// gets it through embeddedUrl, which reads it here.
+// The embedded cluster's superuser password: random per cluster, kept 0600 in <data folder>.password, and read by
+// every user of the embedded URL through embeddedUrl.
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
