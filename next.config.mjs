@@ -28,9 +28,8 @@ const nextConfig = {
 };
 
 /**
- * The build also writes `.next/standalone`: the server and only the files it needs, for a host that ships a container
- * (`node server.js`, docs/host-guide.md, "Deployment shapes"). `next start` serves the same build; set only while
- * building, so that `next start` does not warn that it is meant for the other shape.
+ * The build also writes `.next/standalone` for a host that ships a container (docs/host-guide.md, "Deployment
+ * shapes"); set only while building, so that `next start` does not warn that it is meant for the other shape.
  */
 /** @param {string} phase */
 export default function config(phase) {
