@@ -1,11 +1,6 @@
 // The committed checksum of every migration that has landed, and what earlier commits applied.
-//   npx tsx scripts/migration-checksums.ts
-//                            adds the checksum of each new migration to prisma/migrations/checksums.json (never
-//                            changes one that is there)
-//   npx tsx scripts/migration-checksums.ts history main
-//                            also rewrites, from the history of the given branch (the one migrations land on), the
-//                            earlier texts accepted by the runner and tests/fixtures/migration-history.json
-// tests/integration/migration-checksums.test.ts holds every migration to the file and replays each earlier commit.
+//   npx tsx scripts/migration-checksums.ts               adds the checksum of each new migration, never changes one
+//   npx tsx scripts/migration-checksums.ts history main  also rewrites the earlier texts from that branch's history
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";

@@ -1,7 +1,5 @@
-// The production build started as a host's own process, without the launcher: `next start`,
-// or the standalone output's `server.js` (next.config.mjs, output: "standalone"), with the
-// launcher's preload and heap settings or with none (docs/host-guide.md, "Deployment shapes").
-// Used by the deployment tests and the benchmark's pooled row.
+// The production build started as a host's own process, without the launcher: `next start` or the standalone
+// `server.js`, with or without the launcher's preload and heap settings (docs/host-guide.md, "Deployment shapes").
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { heapArgs } from "@/lib/runtime/next-server-heap.mjs";

@@ -1,7 +1,5 @@
-// Several server processes as a host runs them: PgBouncer in transaction mode in front of
-// PostgreSQL, HAProxy in front of the servers. Used by the scale-out stress test and the
-// benchmark's pooled row; the settings written here are the ones docs/host-guide.md
-// ("Connection poolers") names. Debian's binaries, installed by scripts/ensure-pooler.sh.
+// Several server processes as a host runs them: PgBouncer in transaction mode before PostgreSQL, HAProxy before the
+// servers, with the settings docs/host-guide.md ("Connection poolers") names; Debian's binaries (ensure-pooler.sh).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";

@@ -1,8 +1,5 @@
-// Run by lib/runtime/start.mjs beside `next start`: applies pending migrations and
-// creates the configured default sources in the database at DATABASE_URL, so a
-// failure stops the launcher with one sentence. Each server process also does this
-// once from instrumentation.ts (a no-op by then, or waiting on the same lock), so a
-// host that starts Next itself needs no separate step.
+// Run by lib/runtime/start.mjs before `next start`: migrations and configured sources, so a failure stops the
+// launcher with one sentence. Each server process does the same from instrumentation.ts for a host's own Next.
 import { createDatabaseClient } from "@/lib/db/connect";
 import { MigrationLockTimeout } from "@/lib/db/migrate";
 import { prepareDatabase } from "@/lib/startup/prepare";

@@ -1,10 +1,5 @@
-// `npm run db:seed -- <fixture.json>`: loads users, person customers and legacy
-// referral records from a JSON fixture into the database at DATABASE_URL or, when
-// that is unset, into the embedded database of `npm start` (the one a running
-// `npm start` serves, whatever its port; else started on EMBEDDED_PG_PORT or 54329
-// for the run and stopped afterwards). Idempotent: rows are matched by their
-// natural keys, so a second run leaves the same rows. Every failure is one
-// sentence: what happened and what to do.
+// `npm run db:seed -- <fixture.json>`: loads a JSON fixture into DATABASE_URL or, when unset, `npm start`'s embedded
+// database. Idempotent: rows are matched by their natural keys.
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,17 +1,13 @@
 // The source-name key's tables and its SQL twin, generated from lib/leads/source-name.ts's rule.
 //   npx tsx scripts/source-key.ts folds   rewrites lib/leads/source-key-folds.json from this Node's Unicode data
 //   npx tsx scripts/source-key.ts sql     prints the SQL function for a new migration
-// tests/integration/source-key.test.ts checks that the latest migration defining the function holds exactly
-// sourceKeyFunctionSql(), and that SQL and JavaScript agree on every BMP code point on two database locales.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { SOURCE_KEY_MAP } from "@/lib/leads/source-name";
 
 /**
- * Case folding of one BMP character, from JavaScript's own Unicode data: its lower case (İ U+0130 gives i, the
- * simple mapping, not i + U+0307), then, when that has a one-character upper case, that upper case's lower case,
- * so that every letter of a case pair maps to one representative (ς σ Σ -> σ, ı I İ i -> i, ẞ ß -> ß, µ -> μ).
- * Mappings to several characters (ß -> SS) are not used: each character maps to one character.
+ * Case folding of one BMP character, one character for one (İ gives i, not i + U+0307), so every letter of a case
+ * pair maps to one representative (docs/decisions.md, "The source-name key").
  */
 export function foldOf(c: string): string {
   const one = (s: string) => (s.length === 1 ? s : null);
@@ -53,10 +49,8 @@ function literal(text: string): string {
 }
 
 /**
- * lib/leads/source-name.ts's sourceKey in SQL, as a migration creates it. Only locale-independent functions:
- * normalize (Unicode NFC), translate (character for character), regexp_replace and btrim on the plain space.
- * An all-ASCII name (as many bytes as characters) skips normalize and translates with the map's ASCII part only,
- * which is what building the index over many sources costs (docs/decisions.md, "The source-name key").
+ * lib/leads/source-name.ts's sourceKey in SQL, with locale-independent functions only. An all-ASCII name skips
+ * normalize and uses the map's ASCII part (docs/decisions.md, "Plans the statistics mislead").
  */
 export function sourceKeyFunctionSql(): string {
   const entries = [...SOURCE_KEY_MAP];

@@ -1,7 +1,5 @@
-// Run by `npm run build` after `next build`: copies what Next's standalone output leaves to
-// the host (https://nextjs.org/docs/app/api-reference/config/next-config-js/output) into
-// .next/standalone, so that `node .next/standalone/server.js` serves the page assets as
-// `next start` does.
+// Run by `npm run build` after `next build`: copies the page assets Next's standalone output leaves to the host into
+// .next/standalone, so `node .next/standalone/server.js` serves them as `next start` does.
 import { cpSync, existsSync, rmSync } from "node:fs";
 
 const STANDALONE = ".next/standalone";
