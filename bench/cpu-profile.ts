@@ -1,7 +1,5 @@
-// Where a server's CPU goes: a V8 .cpuprofile (node --cpu-prof) reduced to each
-// package's share of the main thread, for the samples taken while the load ran. Bundled code is
-// mapped back to its source through .next's source maps; time in Node's own code
-// (sockets, streams, promise hooks) is charged to the package that called it.
+// Where a server's CPU goes: a V8 .cpuprofile reduced to each package's share of the main thread while the load ran,
+// bundled code mapped back through .next's source maps (bench/README.md, "Profiling").
 import { existsSync, readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -41,10 +39,8 @@ const SPECIAL: Record<string, string> = {
 };
 
 /**
- * Each kind's share (0 to 1) of the samples between `fromUs` and `toUs`
- * (CLOCK_MONOTONIC µs, as process.hrtime and the profile's timestamps count).
- * Shares, not times: on a busy machine a sample's interval includes time the
- * thread waited for a core.
+ * Each kind's share (0 to 1) of the samples between `fromUs` and `toUs` (CLOCK_MONOTONIC µs). Shares, not times: on
+ * a busy machine a sample's interval includes time the thread waited for a core.
  */
 export function profileShares(file: string, fromUs: bigint, toUs: bigint): Map<string, number> {
   const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;

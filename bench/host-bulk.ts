@@ -1,9 +1,5 @@
-// The host's own set-based writes with the module's count triggers beside the same statements with them disabled:
-// one INSERT ... SELECT, one UPDATE (of referrers and ids) and one DELETE of 100,000 referrals, as a host's data
-// migration writes them (target: each within 1.5 times the bare statement). Each statement runs in a transaction that
-// is rolled back, then the tables are vacuumed and a checkpoint taken, so every run starts from the same rows and clean
-// pages; five runs per mode, taken in turn, medians. Part of `npm run bench`; standalone (its own embedded
-// PostgreSQL unless given a database URL):
+// The host's own set-based writes with the module's count triggers beside the same statements with them disabled
+// (bench/README.md, "Method"). Part of `npm run bench`; standalone, on its own embedded PostgreSQL:
 //   npx tsx bench/host-bulk.ts [database url]
 import type pg from "pg";
 import { SOURCES } from "./data";
@@ -30,9 +26,8 @@ export interface HostBulkFigures {
 }
 
 /**
- * The source accounts the bulk rows name: the benchmark's own (bench/data.ts), whatever else the run added. An array
- * element is found by walking the array, so a statement over every source of the 100,000-source step would time that
- * walk instead of the write.
+ * The source accounts the bulk rows name: the benchmark's own, not every source, since finding an element walks the
+ * array and would time that walk instead of the write.
  */
 const SOURCE_IDS = `SELECT array_agg(id ORDER BY id) AS ids
   FROM (SELECT id FROM customers WHERE kind = 'source' ORDER BY created_at, id LIMIT ${SOURCES}) s`;

@@ -1,7 +1,6 @@
-// The importer's throughput beside the raw POST rate at the same concurrency, against
-// a running service (bench/run.ts calls it; `import` and `ratios.importOverPost` in
-// bench/results/latest.json). The goal: the importer at >= 0.9 of raw POST.
-// `npx tsx bench/import.ts` runs it alone (after `npm run build`).
+// The importer's throughput beside the raw POST rate at the same concurrency (bench/README.md, "Method"). Part of
+// `npm run bench`; standalone, after `npm run build`:
+//   npx tsx bench/import.ts
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

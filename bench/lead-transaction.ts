@@ -9,10 +9,8 @@ import { newLeadOf } from "@/lib/leads/stored-lead";
 import { leadBody } from "./load";
 
 /**
- * The service's creation statement for an existing referrer and no agent, run
- * directly through pg: the same SQL, values and prepared-statement name the service sends.
- * The bare server and the database-limit run both use it, and the floor's creation route
- * (bench/floor/app/api/create/route.js) gets it from creationStatementForFloor.
+ * The service's creation statement for an existing referrer and no agent, run directly through pg with the same
+ * SQL, values and statement name, for the bare server, the database-limit run and the floor's creation route.
  */
 // Named as the service names it (lib/db/statements.ts), so PostgreSQL plans it once per connection.
 const names = new StatementNames();
@@ -32,9 +30,8 @@ export async function createLeadWithPg(pool: pg.Pool, input: CreateLeadInput): P
 }
 
 /**
- * What the floor's creation route runs, as JSON for its environment (BENCH_CREATION_STATEMENT):
- * the statement for the benchmark's lead, the value positions of its lead customer id (the route
- * puts a new one there per request) and the service's pool size.
+ * What the floor's creation route runs, as JSON for BENCH_CREATION_STATEMENT: the statement, the positions of its
+ * lead customer id (new per request) and the service's pool size.
  */
 export function creationStatementForFloor(): string {
   const leadCustomerId = newCustomerId("person");

@@ -1,8 +1,6 @@
-// The server CPU the service's optional features cost per POST at 16 connections: a rate limit set too high ever to
-// refuse (one upsert per share of 1% of it) and metrics with both exporters configured (a Prometheus scrape every
-// second and OTLP/HTTP metrics every second to a sink here), each over the same service with neither, three processes
-// on one database taken in turn (bench/run.ts calls it; `options` and ratios.postServerCpuRateLimitedOverPlainAt16 and
-// postServerCpuMetricsOverPlainAt16 in bench/results/latest.json). `npx tsx bench/options.ts` runs it alone.
+// The server CPU the optional features (a rate limit, metrics) cost per POST at 16 connections (bench/README.md,
+// "Method"). Part of `npm run bench`; standalone, after `npm run build`:
+//   npx tsx bench/options.ts
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";

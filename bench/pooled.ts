@@ -1,10 +1,5 @@
-// POST /api/leads from three server processes behind HAProxy on PgBouncer in transaction
-// mode (scripts/pooler.ts, as docs/host-guide.md "Connection poolers" says), beside the one
-// service process connected directly, at 64 connections, taken in turn in the same run
-// (bench/run.ts calls it; `pooled` and `ratios.postPooledThreeOverOneAt64` in
-// bench/results/latest.json). The goal: three pooled processes at >= 0.8 of one direct one
-// on 2 cores, where the three share the cores the one had, and HAProxy and PgBouncer take
-// their share too: what scaling out costs, not what it gains.
+// POST from three server processes behind HAProxy on PgBouncer beside one process connected directly, at 64
+// connections: what scaling out costs on the same cores (bench/README.md, "Method").
 import type { StatementMode } from "@/lib/db/connect";
 import { startNextServer, waitUntilReady, type NextServer } from "@/scripts/next-server";
 import {

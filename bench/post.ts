@@ -1,7 +1,5 @@
-// POST /api/leads: throughput, latency and CPU per request of the service, the
-// framework floor (without and with the creation statement) and the bare server at
-// each connection count, and the creation statement driven directly through pg (the
-// database's own limit).
+// POST /api/leads: throughput, latency and CPU per request of the service, the floor (without and with the creation
+// statement) and the bare server per connection count, and the creation statement driven directly through pg.
 import type pg from "pg";
 import { type CpuMs, withCpu } from "./cpu";
 import { benchLead, createLeadWithPg } from "./lead-transaction";

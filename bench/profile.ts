@@ -1,9 +1,6 @@
-// `npx tsx bench/profile.ts`: where the server's CPU per POST goes, for the service
-// and the framework floor. Each runs under `node --cpu-prof` (`next start`, as the
-// launcher starts it) on a fresh embedded PostgreSQL, is warmed as `npm run bench` warms it, then takes 16
-// connections of POSTs; prints the server's CPU ms per request (from /proc), split
-// by each package's share of the main thread's profile samples. Needs `npm run build` and
-// `npx next build bench/floor` first.
+// Where the server's CPU per POST goes, for the service and the framework floor (bench/README.md, "Profiling").
+// After `npm run build` and `npx next build bench/floor`:
+//   npx tsx bench/profile.ts
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -1,10 +1,5 @@
-// `npm run bench`: builds and starts the production server on a fresh embedded
-// PostgreSQL and measures, in one run, the service beside its limits: a no-op
-// Next.js route (the framework floor), a bare node:http + pg server doing the same
-// creation statement, and that statement driven directly through pg. Writes
-// bench/results/latest.{json,md,svg} and a dated copy of the JSON.
-// One module per job: servers.ts, load.ts, cpu.ts, data.ts, post.ts, list.ts, report.ts.
-// A further measurement is one module with one call below, its figures one field of the result.
+// `npm run bench`: the service beside its limits, in one run, on a fresh embedded PostgreSQL (bench/README.md). One
+// module per job; a further measurement is one module with one call below, its figures one field of the result.
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -1,9 +1,5 @@
-// The cost of a request against the number of source accounts. Times a POST naming a new
-// source, GET /api/leads?referrer=<unknown>, the unfiltered first page and GET /api/leads/sources (without and
-// with the list's ETag in If-None-Match, answered 304) at the
-// database's current number of sources (200 in the benchmark), then after adding source accounts up to 100,000
-// (as the host would, without name keys: the slowest look-up; each with one lead), and reports the ratios (target: at
-// most 2 for the POST and the unknown-source GET). Part of `npm run bench`; standalone:
+// The cost of a request against the number of source accounts, at 200 then 100,000 (bench/README.md, "Method").
+// Part of `npm run bench`; standalone:
 //   npx tsx bench/sources-scale.ts <service url> <database url> <key>
 import type pg from "pg";
 

@@ -1,7 +1,5 @@
-// The floor with a lead's database round trip: the request body read, the service's creation
-// statement through pg (as bench/lead-transaction.ts passes it in BENCH_CREATION_STATEMENT, with a
-// new lead customer id per request) and a JSON answer. No key check, validation, request id or log
-// line: what the service spends beyond this route is its own work. Run in its own server process.
+// The floor with a lead's database round trip: the body read, the service's creation statement through pg, a JSON
+// answer. No key check, validation, request id or log line: what the service spends beyond this is its own work.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 
