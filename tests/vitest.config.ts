@@ -15,7 +15,7 @@ function project(name: string, include: string[], exclude: string[], needsPostgr
       include,
       exclude,
       globalSetup: needsPostgres ? ["tests/setup/global-setup.ts"] : [],
-      // Unit tests (no PostgreSQL) share their workers' loaded modules: loading zod and the document was half the loop.
+      // Unit tests (no PostgreSQL) share their workers' loaded modules: loading zod and the document is half the loop.
       isolate: needsPostgres,
     },
   } satisfies TestProjectInlineConfiguration;

@@ -235,7 +235,7 @@ describe("a production server whose database is stopped", () => {
   });
 });
 
-/** Signals a process of the cluster; a backend that exited since it was listed is no longer there to signal. */
+/** Signals a process of the cluster; a backend that exited since it was listed is gone. */
 function signal(pid: number, name: NodeJS.Signals): void {
   try {
     process.kill(pid, name);

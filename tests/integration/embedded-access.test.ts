@@ -221,7 +221,7 @@ describe("a cluster made with the fixed password (no password file)", () => {
     removeEmbeddedCluster(legacy);
   });
 
-  /** initdb as clusters were made with one password for all: password logins, superuser postgres/postgres. */
+  /** initdb of a legacy cluster, one password for all: password logins, superuser postgres/postgres. */
   async function makeLegacyCluster(): Promise<string> {
     const folder = await mkdtemp(path.join(tmpdir(), "lead-intake-legacy-pg-"));
     const secrets = await mkdtemp(path.join(tmpdir(), "lead-intake-legacy-pw-"));

@@ -182,7 +182,7 @@ describe.each(LOCALES)("repairing keys stored before the rule (LC_CTYPE %s)", (l
     expect(byKey.get("istanbul ads")).toBe("src_c");
     expect(byKey.get("οδοσ ads")).toBe("src_d");
     expect(byKey.get("bom ads")).toBe("src_e");
-    // ÉCOLE Ads and école ads share a key now: a key that was already right stays with its source (on C, the
+    // ÉCOLE Ads and école ads share a key once migrated: a key that was already right stays with its source (on C, the
     // backfill keyed src_a 'École ads', so 'école ads' named src_f); else the oldest has it.
     expect(byKey.get("école ads")).toBe(locale === "C" ? "src_f" : "src_a");
   });

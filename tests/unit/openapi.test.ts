@@ -403,7 +403,7 @@ describe("OpenAPI document: examples and guidance", () => {
         count++;
       }
     }
-    // 38: the four operations (aliases are no longer repeated as paths of their own), every code of each.
+    // 38: the four operations (aliases are not paths of their own), every code of each.
     expect(count).toBeGreaterThanOrEqual(38);
   });
 
