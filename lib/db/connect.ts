@@ -62,8 +62,8 @@ export function createDatabaseClient(
   const client = new PrismaClient({
     // Unnamed statements are planned on every call, so host DDL cannot leave a stale plan behind.
     adapter: names ? recoveringPlanChanges(adapter, names) : adapter,
-    // Prisma's defaults (2 s to start, 5 s to finish) made reads fail sooner than writes under
-    // the same load or host lock; with these, the pool and the statement timeout decide for both.
+    // Above the pool's wait and the query timeout, so those decide for reads and writes alike (docs/decisions.md,
+    // "Reads and writes wait the same for a connection").
     transactionOptions: { maxWait: POOL_WAIT_MS + 1_000, timeout: QUERY_TIMEOUT_MS + 1_000 },
   });
   sendPreparedThrough(client, pool, names);
