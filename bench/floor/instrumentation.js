@@ -1,3 +1,3 @@
-// The floor's own (empty) instrumentation hook. Without one, Next's build of bench/floor took the
-// service's instrumentation.ts from the repository root, and the floor ran the service's start-up.
+// The floor's own (empty) instrumentation hook: without one, Next's build of bench/floor would take the service's
+// instrumentation.ts from the repository root, and the floor would run the service's start-up.
 export function register() {}
