@@ -16,6 +16,7 @@ import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { OwnCluster } from "../helpers/own-cluster";
 import { childrenOf, nextServerPid } from "../helpers/process-tree";
 import { startServer, type RunningServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * A production server whose database goes away, shut down or frozen: it must
@@ -70,12 +71,12 @@ afterAll(async () => {
 let counter = 0;
 function leadRequest(): RawRequest {
   counter++;
-  const lead = {
+  const lead = validLead({
     leadName: `Outage Lead ${counter} Zulkifli`,
     leadMobileNumber: `019-777 ${String(1000 + counter)}`,
     leadAddress: `${counter} Lorong Putus`,
     referrer: "Outage Roadshow",
-  };
+  });
   for (const value of [lead.leadName, lead.leadAddress]) personal.add(value);
   return authorised("POST", "/api/leads", lead);
 }

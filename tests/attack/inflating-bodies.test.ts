@@ -3,6 +3,7 @@ import { MAX_BODY_BYTES, MAX_ISSUES } from "@/lib/api/errors";
 import { rowCounts } from "../helpers/db";
 import { authorised, checkEnvelope, sendRaw } from "../helpers/hostile";
 import { serverForThisFile } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * Decision 14, over HTTP against the production server: bodies built to
@@ -12,7 +13,7 @@ import { serverForThisFile } from "../helpers/server";
 const running = serverForThisFile();
 
 const ANSWER_LIMIT = 64 * 1024;
-const lead = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+const lead = validLead();
 const list = (n: number, item: string) => Array(n).fill(item).join(",");
 const nested = (depth: number, inner: string) => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
 const withProperties = (n: number, value: string) =>

@@ -5,6 +5,7 @@ import { MIN_KEY_LENGTH } from "@/lib/api/api-key.mjs";
 import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { authorised, checkEnvelope, OPERATIONS, sendRaw, type RawRequest } from "../helpers/hostile";
+import { validLead } from "../helpers/lead";
 
 /**
  * The key, attacked in-process on every operation and alias: not configured
@@ -20,7 +21,7 @@ afterEach(() => {
   delete process.env.LEADS_API_KEY_PREVIOUS;
 });
 
-const lead = { leadName: "Key Test Lead", leadMobileNumber: "012-345 6789", referrer: "Key Test Source" };
+const lead = validLead({ leadName: "Key Test Lead", referrer: "Key Test Source" });
 
 /** Every operation and alias, with the right key, no key, a wrong key, a wrong content type and a bad body. */
 function requestsFor(method: string, path: string): RawRequest[] {

@@ -9,6 +9,7 @@ import { accountForRows, FuzzLedger, seedWorld } from "../helpers/fuzz-ledger";
 import { hostileCases } from "../helpers/hostile-cases";
 import type { World } from "../helpers/oracle";
 import { startServer, type RunningServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * The production build under attack, over real HTTP: fuzzed requests, the key
@@ -41,12 +42,12 @@ afterAll(async () => {
 /** A new lead naming a new source: the request that exercises every step of creation. */
 function faultLead(step: string) {
   const tag = `${step.replace(/\W/g, "")}${randomBytes(3).toString("hex")}`;
-  const lead = {
+  const lead = validLead({
     leadName: `Fault Lead ${tag}`,
     leadMobileNumber: "013-555 0199",
     leadAddress: `7 Jalan Gagal ${tag}`,
     referrer: `Fault Source ${tag}`,
-  };
+  });
   for (const value of [lead.leadName, lead.leadAddress, "60135550199"]) personal.add(value);
   return lead;
 }

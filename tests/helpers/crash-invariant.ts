@@ -3,6 +3,7 @@ import type pg from "pg";
 import { expect } from "vitest";
 import { authorised, sendRaw } from "./hostile";
 import { countDrift } from "./kept-counts";
+import { validLead } from "./lead";
 
 /**
  * The crash invariant, for any deployment killed under POST load (tests/stress/crash.stress.ts,
@@ -40,7 +41,7 @@ export function postUnderLoad(target: () => string): PostLoad & { run: string } 
       sent.push(entry);
       try {
         const response = await sendRaw(
-          authorised("POST", "/api/leads", { leadName, leadMobileNumber: "012-345 6789", referrer }),
+          authorised("POST", "/api/leads", validLead({ leadName, referrer })),
           target(),
           20_000,
         );

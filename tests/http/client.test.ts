@@ -6,6 +6,7 @@ import { freePort } from "@/scripts/process-group";
 import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { type RunningServer, startServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * The typed client against the production server, and against small stand-in
@@ -27,11 +28,12 @@ afterAll(async () => {
   await db.sql.end();
 });
 
-const body = (i: number) => ({
-  leadName: `Client Lead ${i}`,
-  leadMobileNumber: `012-345 ${String(7000 + i)}`,
-  referrer: "Client Test Source",
-});
+const body = (i: number) =>
+  validLead({
+    leadName: `Client Lead ${i}`,
+    leadMobileNumber: `012-345 ${String(7000 + i)}`,
+    referrer: "Client Test Source",
+  });
 
 /** A stand-in server: `handle` answers each request; counts every request that reached it. */
 async function standIn(handle: (req: IncomingMessage, res: ServerResponse, n: number) => void) {

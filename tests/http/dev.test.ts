@@ -5,6 +5,7 @@ import { runningPostmaster } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { makeClone, type Clone } from "../helpers/clone";
 import { listeningPid } from "../helpers/process-tree";
+import { validLead } from "../helpers/lead";
 
 /**
  * `npm run dev` as a contributor runs it, in a clone with files of its own: `next dev` on the embedded PostgreSQL with
@@ -92,7 +93,7 @@ describe("npm run dev", () => {
   }, 120_000);
 
   it("serves an edit to a schema on the next request", async () => {
-    const lead = { leadName: "Aminah Binti Ali", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+    const lead = validLead({ leadName: "Aminah Binti Ali" });
     expect((await post(lead)).status).toBe(201);
     edit(
       "lib/leads/schemas.ts",

@@ -14,6 +14,7 @@ import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { insertPerson } from "../helpers/read-fixtures";
 import { type RunningServer, startServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * The importer as an integrator runs it (`npm run import -- FILE`, i.e. node --import tsx
@@ -53,13 +54,14 @@ async function writeCsv(name: string, rows: Row[]): Promise<string> {
   return file;
 }
 
-const valid = (tag: string, i: number): Row => ({
-  leadName: `${tag} Lead ${i}`,
-  leadMobileNumber: `01${String(20000000 + i)}`,
-  referrer: `${tag} Source`,
-  leadCity: i % 2 ? "Ipoh" : "",
-  remark: i % 3 ? "" : `Call, "after" 6 pm ${i}`,
-});
+const valid = (tag: string, i: number): Row =>
+  validLead({
+    leadName: `${tag} Lead ${i}`,
+    leadMobileNumber: `01${String(20000000 + i)}`,
+    referrer: `${tag} Source`,
+    leadCity: i % 2 ? "Ipoh" : "",
+    remark: i % 3 ? "" : `Call, "after" 6 pm ${i}`,
+  });
 
 function startImport(
   file: string,

@@ -8,6 +8,7 @@ import { embeddedUrl, runningPostmaster } from "@/lib/runtime/embedded-postgres.
 import { authorised, sendRaw } from "../helpers/hostile";
 import { makeClone, startLauncher, type Clone, type Launcher } from "../helpers/clone";
 import { listeningPid } from "../helpers/process-tree";
+import { validLead } from "../helpers/lead";
 
 /**
  * The launcher (`npm start` / `npm run serve`) as an operator runs it, each test in a clone of its own with its own
@@ -49,7 +50,7 @@ function runInClone(args: string[], env: Record<string, string | undefined>) {
 }
 
 function lead(i: number) {
-  return { leadName: `Drain Lead ${i}`, leadMobileNumber: `012-777 ${String(1000 + i)}`, referrer: "Facebook Ads" };
+  return validLead({ leadName: `Drain Lead ${i}`, leadMobileNumber: `012-777 ${String(1000 + i)}` });
 }
 
 async function gone(pid: number, withinMs: number): Promise<boolean> {

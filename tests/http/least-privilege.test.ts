@@ -7,6 +7,7 @@ import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/proces
 import { call, TEST_KEY } from "../helpers/api";
 import { adminQuery, createTestDatabase, type TestDatabase } from "../helpers/db";
 import { startServer, type RunningServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * Rate limits under the least privilege the host guide documents, on the production server: a role with exactly the
@@ -32,11 +33,12 @@ async function roleWith(grants: (role: string) => string): Promise<{ role: strin
   return { role, url: db.url.replace(/\/\/[^@]*@/, `//${role}:least@`) };
 }
 
-const lead = (n: number) => ({
-  leadName: `Least Privilege ${n}`,
-  leadMobileNumber: `012-777 ${String(1000 + n)}`,
-  referrer: "Least Privilege Expo",
-});
+const lead = (n: number) =>
+  validLead({
+    leadName: `Least Privilege ${n}`,
+    leadMobileNumber: `012-777 ${String(1000 + n)}`,
+    referrer: "Least Privilege Expo",
+  });
 
 async function uncounted(metricsUrl: string, operation: "create" | "read"): Promise<number> {
   const text = await (await fetch(metricsUrl)).text();

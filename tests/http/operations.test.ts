@@ -9,6 +9,7 @@ import { withKeys } from "../helpers/key";
 import { distinctive, stackTraceLines } from "../helpers/hostile";
 import { sendOnOwnSocket, type RawAnswer } from "../helpers/raw-http";
 import { startServer, type RunningServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * Operating the service (docs/operating.md), over HTTP against the production server:
@@ -60,11 +61,11 @@ const jsonBody = (key = TEST_KEY) => ({ ...auth(key), "content-type": "applicati
 let counter = 0;
 function lead(): string {
   counter++;
-  const value = {
+  const value = validLead({
     leadName: `Operable Lead ${counter} Wirawati`,
     leadMobileNumber: `013-555 ${String(1000 + counter)}`,
     referrer: "Operations Fair",
-  };
+  });
   personal.add(value.leadName);
   return JSON.stringify(value);
 }
@@ -93,12 +94,13 @@ describe("request ids", () => {
         "POST",
         "/api/leads",
         jsonBody(),
-        JSON.stringify({
-          leadName: "No Such Agent",
-          leadMobileNumber: "0123456789",
-          referrer: "Operations Fair",
-          assignedAgentId: "nobody-404",
-        }),
+        JSON.stringify(
+          validLead({
+            leadName: "No Such Agent",
+            referrer: "Operations Fair",
+            assignedAgentId: "nobody-404",
+          }),
+        ),
         422,
       ],
       ["GET", "/api/health/live", {}, undefined, 200],

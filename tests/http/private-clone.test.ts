@@ -10,6 +10,7 @@ import { TEST_KEY } from "../helpers/api";
 import { embeddedDataDir } from "@/lib/runtime/embedded-postgres.mjs";
 import { postgresUser, reachableBinaries } from "@/lib/runtime/postgres-user.mjs";
 import { freePort } from "@/scripts/process-group";
+import { validLead } from "../helpers/lead";
 
 /**
  * A clone under a private folder (mode 0700, like /root or
@@ -44,7 +45,7 @@ describe("a clone under a private folder", () => {
     const launcher = await startLauncher(clone);
     try {
       expect((await sendRaw(authorised("GET", "/api/leads/sources"), launcher.baseUrl)).status).toBe(200);
-      const lead = { leadName: "Private Clone Lead", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+      const lead = validLead({ leadName: "Private Clone Lead" });
       expect((await sendRaw(authorised("POST", "/api/leads", lead), launcher.baseUrl)).status).toBe(201);
       if (asRoot)
         expect(launcher.output()).toContain("Embedded PostgreSQL running, data in /var/lib/lead-intake-service/");
@@ -104,7 +105,7 @@ describe("a clone under a private folder", () => {
     singleUser("DROP TRIGGER leak_lead ON referrals\nDROP FUNCTION leak_lead()");
     const launcher = await startLauncher(clone);
     try {
-      const lead = { leadName: "Unleaked Lead", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+      const lead = validLead({ leadName: "Unleaked Lead" });
       expect((await sendRaw(authorised("POST", "/api/leads", lead), launcher.baseUrl)).status).toBe(201);
     } finally {
       await launcher.stop();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, TEST_KEY } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { startServer, type RunningServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * The production build, started as the README says, over real HTTP: two server
@@ -20,12 +21,13 @@ afterAll(async () => {
   await db.sql.end();
 });
 
-const lead = (referrer: unknown, i: number) => ({
-  leadName: `Http Lead ${i}`,
-  leadMobileNumber: `012-345 ${String(6000 + i)}`,
-  leadAddress: `${i} Jalan Rahsia`,
-  referrer,
-});
+const lead = (referrer: unknown, i: number) =>
+  validLead({
+    leadName: `Http Lead ${i}`,
+    leadMobileNumber: `012-345 ${String(6000 + i)}`,
+    leadAddress: `${i} Jalan Rahsia`,
+    referrer,
+  });
 
 describe("production server over HTTP", () => {
   it("answers every operation and alias with JSON and Cache-Control: no-store", async () => {

@@ -3,6 +3,7 @@ import { call, TEST_KEY, type ApiResponse } from "../helpers/api";
 import { expectError } from "../helpers/expect-api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { startServer, type RunningServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * Rate limits per key, shared by two server processes on one database: a small limit for lead creation and one for
@@ -32,11 +33,12 @@ afterAll(async () => {
   await db?.sql.end();
 });
 
-const lead = (n: number) => ({
-  leadName: `Limited Lead ${n}`,
-  leadMobileNumber: `012-345 ${String(6000 + n)}`,
-  referrer: "Rate Limit Expo",
-});
+const lead = (n: number) =>
+  validLead({
+    leadName: `Limited Lead ${n}`,
+    leadMobileNumber: `012-345 ${String(6000 + n)}`,
+    referrer: "Rate Limit Expo",
+  });
 const leadCount = async () =>
   Number((await db.sql.query("SELECT count(*) FROM referrals WHERE lead_name LIKE 'Limited Lead %'")).rows[0].count);
 

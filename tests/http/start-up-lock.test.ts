@@ -256,6 +256,7 @@ describe("migrations applied at start", () => {
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       const names = (await readMigrations()).map((m) => m.name);
       expect(lines.map((line) => line.migration).sort()).toEqual(names);
+      expect(lines).not.toHaveLength(0);
       for (const line of lines) {
         expect(Object.keys(line).sort()).toEqual(["level", "migration", "msg", "time"]);
         expect(line.level).toBe("info");

@@ -4,6 +4,7 @@ import { TEST_KEY } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver";
 import { startServer, type RunningServer } from "../helpers/server";
+import { validLead } from "../helpers/lead";
 
 /**
  * Tracing: the production server with OTEL_EXPORTER_OTLP_ENDPOINT pointed at
@@ -78,12 +79,12 @@ describe("tracing over OTLP/HTTP", () => {
   it("exports the spans of a POST: the caller's trace, the route span with the request id, database spans, no PII", async () => {
     const traceId = randomBytes(16).toString("hex");
     const parentId = randomBytes(8).toString("hex");
-    const lead = {
+    const lead = validLead({
       leadName: "Traced Lead Kusumawati",
       leadMobileNumber: "017-246 8135",
       leadAddress: "9 Jalan Jejak",
       referrer: "Trace Expo",
-    };
+    });
     const response = await post(lead, traceId, parentId, "traced-post-1");
     expect(response.status).toBe(201);
 
@@ -114,12 +115,11 @@ describe("tracing over OTLP/HTTP", () => {
   it("puts the error code on the route span of a refused POST", async () => {
     const traceId = randomBytes(16).toString("hex");
     const response = await post(
-      {
+      validLead({
         leadName: "Refused Trace",
-        leadMobileNumber: "0123456789",
         referrer: "Trace Expo",
         assignedAgentId: "nobody-here",
-      },
+      }),
       traceId,
       randomBytes(8).toString("hex"),
       "traced-post-2",

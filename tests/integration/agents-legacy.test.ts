@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { insertUser, keysOf, listLeads } from "../helpers/read-fixtures";
+import { validLead } from "../helpers/lead";
 
 /**
  * Legacy data layout (decisions.md 9): users without an access_levels column. The
@@ -51,14 +52,15 @@ describe("GET /api/leads/agents on the legacy layout", () => {
 describe("POST /api/leads on the legacy layout", () => {
   it("accepts every listed agent as assignedAgentId, by platform id or numeric id: 201 Assigned", async () => {
     const { body } = await call("GET", "/api/leads/agents");
+    expect(body.agents).not.toHaveLength(0);
     for (const agent of body.agents) {
       for (const assignedAgentId of [agent.id, agent.numericId]) {
-        const res = await post({
-          leadName: "Legacy Lead",
-          leadMobileNumber: "0123456789",
-          referrer: "Facebook Ads",
-          assignedAgentId,
-        });
+        const res = await post(
+          validLead({
+            leadName: "Legacy Lead",
+            assignedAgentId,
+          }),
+        );
         expect(res.status, res.text).toBe(201);
         expect(res.body.lead.status).toBe("Assigned");
         expect(res.body.lead.assignedAgentId).toBe(agent.platformId);
@@ -71,12 +73,12 @@ describe("POST /api/leads on the legacy layout", () => {
   });
 
   it("refuses a user without a platform id: 422 INVALID_AGENT", async () => {
-    const res = await post({
-      leadName: "Legacy Lead",
-      leadMobileNumber: "0123456789",
-      referrer: "Facebook Ads",
-      assignedAgentId: ids.chong,
-    });
+    const res = await post(
+      validLead({
+        leadName: "Legacy Lead",
+        assignedAgentId: ids.chong,
+      }),
+    );
     expect(res.status, res.text).toBe(422);
     expect(res.body.code).toBe("INVALID_AGENT");
   });

@@ -4,6 +4,7 @@ import { expectError } from "../helpers/expect-api";
 import { notConfigured } from "../helpers/key";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { insertUser, keysOf } from "../helpers/read-fixtures";
+import { validLead } from "../helpers/lead";
 
 /** Spec "GET /api/leads/agents" (alias /api/agents) and the Agent resource, on the normal data layout. */
 
@@ -58,6 +59,7 @@ describe("GET /api/leads/agents", () => {
 
     it("gives each agent exactly id, name, platformId, numericId and accessLevels, with id equal to platformId", async () => {
       const agents = await listAgents();
+      expect(agents).not.toHaveLength(0);
       for (const agent of agents) {
         expect(keysOf(agent)).toEqual(["accessLevels", "id", "name", "numericId", "platformId"]);
         expect(agent.id).toBe(agent.platformId);
@@ -90,12 +92,13 @@ describe("GET /api/leads/agents", () => {
     it("lists agents that POST /api/leads accepts as assignedAgentId, by id or by numericId", async () => {
       for (const agent of await listAgents()) {
         for (const assignedAgentId of [agent.id, agent.numericId, String(agent.numericId)]) {
-          const res = await post({
-            leadName: "Lead For " + agent.name,
-            leadMobileNumber: "0123456789",
-            referrer: "Website Form",
-            assignedAgentId,
-          });
+          const res = await post(
+            validLead({
+              leadName: "Lead For " + agent.name,
+              referrer: "Website Form",
+              assignedAgentId,
+            }),
+          );
           expect(res.status, res.text).toBe(201);
           expect(res.body.lead.status).toBe("Assigned");
           expect(res.body.lead.assignedAgentId).toBe(agent.platformId);
@@ -107,13 +110,15 @@ describe("GET /api/leads/agents", () => {
       const { rows } = await db.sql.query<{ id: number; platform_id: string | null }>(
         `SELECT id, platform_id FROM users WHERE name IN ('Chong', 'Devi', 'Eng', 'Farid', 'Gopal')`,
       );
+      expect(rows).not.toHaveLength(0);
       for (const user of rows) {
-        const res = await post({
-          leadName: "Not Assignable",
-          leadMobileNumber: "0123456789",
-          referrer: "Website Form",
-          assignedAgentId: user.platform_id ?? user.id,
-        });
+        const res = await post(
+          validLead({
+            leadName: "Not Assignable",
+            referrer: "Website Form",
+            assignedAgentId: user.platform_id ?? user.id,
+          }),
+        );
         expect(res.status, res.text).toBe(422);
         expect(res.body.code).toBe("INVALID_AGENT");
       }

@@ -3,6 +3,7 @@ import { call, post } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { expectError, expectNoWrites } from "../helpers/expect-api";
 import { insertPerson, insertUser, keysOf } from "../helpers/read-fixtures";
+import { validLead } from "../helpers/lead";
 
 /**
  * POST /api/leads on a host database without assignment storage (no
@@ -27,7 +28,7 @@ beforeAll(async () => {
 
 afterAll(() => db.sql.end());
 
-const MIN = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+const MIN = validLead();
 
 describe("POST /api/leads without assignment storage", () => {
   it("answers a valid agent with 503 ASSIGNMENT_NOT_CONFIGURED and saves nothing", async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { contractViolations } from "../helpers/openapi";
+import { validLead } from "../helpers/lead";
 
 /**
  * Contract check of the one documented outcome that needs its own database (the
@@ -26,7 +27,7 @@ afterAll(async () => {
 
 describe("contract: host database without assignment storage", () => {
   it("POST /api/leads with an agent: 503 ASSIGNMENT_NOT_CONFIGURED; without one: 201; the listing shows no agent", async () => {
-    const body = { leadName: "Aminah Binti Ali", leadMobileNumber: "0123456789", referrer: "Facebook Ads" };
+    const body = validLead({ leadName: "Aminah Binti Ali" });
     const refused = await call("POST", "/api/leads", { body: { ...body, assignedAgentId: "sarah-lim-01" } });
     expect(refused.status).toBe(503);
     expect(refused.body.code).toBe("ASSIGNMENT_NOT_CONFIGURED");

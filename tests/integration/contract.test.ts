@@ -8,6 +8,7 @@ import { call, type ApiResponse, type CallOptions } from "../helpers/api";
 import { notConfigured } from "../helpers/key";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { contractViolations, openApiDocument } from "../helpers/openapi";
+import { validLead } from "../helpers/lead";
 
 /**
  * Contract check: representative success and error responses of every operation
@@ -64,7 +65,7 @@ beforeAll(async () => {
   );
   // A first lead gives a person account (its lead customer) for the object referrer form.
   const first = await send("POST", "/api/leads", {
-    body: { leadName: "Aminah Binti Ali", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" },
+    body: validLead({ leadName: "Aminah Binti Ali" }),
   });
   personId = first.body.lead.leadCustomerId;
 });
@@ -254,7 +255,7 @@ describe("contract: 429 RATE_LIMITED", () => {
     process.env.LEADS_RATE_LIMIT_CREATE = "1/hour";
     process.env.LEADS_RATE_LIMIT_READ = "1/hour";
     try {
-      const lead = { leadName: "Limited Contract Lead", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+      const lead = validLead({ leadName: "Limited Contract Lead" });
       const first = await send("POST", "/api/leads", { body: lead });
       expect(first.status).toBe(201);
       const limited = [await expectCode(send("POST", "/api/leads", { body: lead }), 429, "RATE_LIMITED")];

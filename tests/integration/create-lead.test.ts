@@ -11,6 +11,7 @@ import { createTestDatabase, rowCounts, sourceCount, type TestDatabase } from ".
 import { expectError, expectNoWrites } from "../helpers/expect-api";
 import { insertPerson, insertUser, keysOf } from "../helpers/read-fixtures";
 import { OPTIONAL_FIELDS } from "../helpers/oracle";
+import { validLead } from "../helpers/lead";
 
 /**
  * POST /api/leads through the real route handlers on a real PostgreSQL database:
@@ -53,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(() => db.sql.end());
 
-const MIN = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+const MIN = validLead();
 
 /** The Created lead, checked to carry exactly the documented fields (spec "Created lead"). */
 function created(res: ApiResponse) {
@@ -479,18 +480,20 @@ describe("a created lead", () => {
 
   it("stores every optional field trimmed, and answers Assigned with the agent's platform id", async () => {
     const lead = created(
-      await post({
-        leadName: "  Tan Mei Ling  ",
-        leadMobileNumber: " +60 11-2345 6789 ",
-        referrer: "google   ADS",
-        assignedAgentId: "plat_sales_1",
-        leadState: " Pulau Pinang ",
-        leadCity: " George Town ",
-        leadAddress: " 12 Lebuh Chulia ",
-        relationship: "Business Partner",
-        projectType: "SHOP-LOT (2%)",
-        remark: " Prefers WhatsApp ",
-      }),
+      await post(
+        validLead({
+          leadName: "  Tan Mei Ling  ",
+          leadMobileNumber: " +60 11-2345 6789 ",
+          referrer: "google   ADS",
+          assignedAgentId: "plat_sales_1",
+          leadState: " Pulau Pinang ",
+          leadCity: " George Town ",
+          leadAddress: " 12 Lebuh Chulia ",
+          relationship: "Business Partner",
+          projectType: "SHOP-LOT (2%)",
+          remark: " Prefers WhatsApp ",
+        }),
+      ),
     );
     expect(lead).toStrictEqual({
       referralId: lead.referralId,

@@ -3,6 +3,7 @@ import type { Customer, PrismaClient, User } from "@/lib/generated/prisma/client
 import { call, post, type ApiResponse } from "../helpers/api";
 import { agentView, hostClient, managerView, type DashboardRecord } from "../helpers/dashboards";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
+import { validLead } from "../helpers/lead";
 
 /**
  * Leads created through POST /api/leads are exactly what the host's manager and
@@ -110,9 +111,7 @@ describe("leads created through the API in the host's dashboards", () => {
   beforeAll(async () => {
     created = [];
     // 0: a configured source named in another case, unassigned
-    created.push(
-      await create({ leadName: "Lead One", leadMobileNumber: "012-345 6789", referrer: "facebook ads" }, null),
-    );
+    created.push(await create(validLead({ leadName: "Lead One", referrer: "facebook ads" }), null));
     // 1: a new source name (repeated spaces), agent by platform id
     created.push(
       await create(
@@ -259,6 +258,7 @@ describe("leads created through the API in the host's dashboards", () => {
     expect(list.body.pagination.total).toBe(sourceLeads.length);
 
     // What the API lists of a source lead is what the dashboard reads.
+    expect(list.body.leads).not.toHaveLength(0);
     for (const listed of list.body.leads) {
       const record = manager.find((r) => r.id === listed.referralId)!;
       expect(listed).toMatchObject({
@@ -287,7 +287,7 @@ describe("rejected requests leave the dashboards unchanged", () => {
   }
 
   // Bodies that would create a lead (and a new source account) if they got through.
-  const valid = { leadName: "Should Not Exist", leadMobileNumber: "0123456789", referrer: "Never Created Source" };
+  const valid = validLead({ leadName: "Should Not Exist", referrer: "Never Created Source" });
 
   const rejections: [string, () => Promise<ApiResponse>, number, string][] = [
     ["body not JSON", () => post('{"leadName": "Should Not Exist", '), 400, "INVALID_JSON"],

@@ -86,7 +86,9 @@ describe("the document's examples against the demo data", () => {
     const agents = (await call("GET", "/api/leads/agents")).body.agents.map((a: Json) => a.id);
     const sources = (await call("GET", "/api/leads/sources")).body.sources.map((s: Json) => s.name);
     const ok = (example: string) => resolve(doc.components.examples[example]).value;
+    expect(ok("agents").agents).not.toHaveLength(0);
     for (const agent of ok("agents").agents) expect(agents).toContain(agent.id);
+    expect(ok("sources").sources).not.toHaveLength(0);
     for (const source of ok("sources").sources) expect(sources).toContain(source.name);
 
     const created = (await call("POST", "/api/leads", { body: ok("minimalLead") })).body.lead;

@@ -16,7 +16,7 @@ import {
 import { postgresUser, reachableBinaries } from "@/lib/runtime/postgres-user.mjs";
 import { migrate } from "@/lib/db/migrate";
 import { freePort } from "@/scripts/process-group";
-import { TEST_KEY } from "../helpers/key";
+import { TEST_KEY, withKeys } from "../helpers/key";
 import { listeningSockets } from "../helpers/process-tree";
 
 /**
@@ -39,10 +39,11 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "lead-intake-access-pg-"));
   port = await freePort();
   // As the launcher runs it: with the key and the operator's own variables in its environment.
-  process.env.LEADS_API_KEY = TEST_KEY;
   process.env.OPERATOR_SECRET = OPERATOR_SECRET;
   try {
-    server = await startEmbeddedPostgres({ dir, port, database: "access", persistent: false });
+    server = await withKeys({ LEADS_API_KEY: TEST_KEY }, () =>
+      startEmbeddedPostgres({ dir, port, database: "access", persistent: false }),
+    );
   } finally {
     delete process.env.OPERATOR_SECRET;
   }

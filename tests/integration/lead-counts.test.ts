@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { countDrift } from "../helpers/kept-counts";
+import { validLead } from "../helpers/lead";
 
 /**
  * pagination.total comes from lead_referrer_counts, which a trigger keeps in step
@@ -15,10 +16,8 @@ let sourceB: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  for (let i = 0; i < 3; i++)
-    await post({ leadName: `Lead A${i}`, leadMobileNumber: "0123456789", referrer: "Counts Source A" });
-  for (let i = 0; i < 2; i++)
-    await post({ leadName: `Lead B${i}`, leadMobileNumber: "0123456789", referrer: "Counts Source B" });
+  for (let i = 0; i < 3; i++) await post(validLead({ leadName: `Lead A${i}`, referrer: "Counts Source A" }));
+  for (let i = 0; i < 2; i++) await post(validLead({ leadName: `Lead B${i}`, referrer: "Counts Source B" }));
   const { rows } = await db.sql.query<{ id: string; name: string }>(
     `SELECT id, name FROM customers WHERE name IN ('Counts Source A', 'Counts Source B')`,
   );
@@ -55,9 +54,7 @@ describe("pagination.total stays exact under every kind of write", () => {
 
   it("after concurrent creations for one source, counted in several per-connection slots", async () => {
     const created = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        post({ leadName: `Lead C${i}`, leadMobileNumber: "0123456789", referrer: "Counts Source A" }),
-      ),
+      Array.from({ length: 40 }, (_, i) => post(validLead({ leadName: `Lead C${i}`, referrer: "Counts Source A" }))),
     );
     expect(created.map((res) => res.status)).toEqual(Array(40).fill(201));
     expect(await realCount(sourceA)).toBe(43);
@@ -100,7 +97,7 @@ describe("pagination.total stays exact under every kind of write", () => {
     const { rows } = await db.sql.query<{ id: string }>(
       `INSERT INTO customers (id, kind, name) VALUES ('cus_counts_person', 'person', 'Person P') RETURNING id`,
     );
-    await post({ leadName: "Referred by P", leadMobileNumber: "0123456789", referrer: { customerId: rows[0].id } });
+    await post(validLead({ leadName: "Referred by P", referrer: { customerId: rows[0].id } }));
     await expectTotalsExact();
     expect((await call("GET", "/api/leads")).body.pagination.total).toBe(5);
   });

@@ -7,6 +7,7 @@ import { seed } from "@/scripts/seed/load";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, rowCounts, type TestDatabase } from "../helpers/db";
 import { ISO_MS, keysOf, LISTED_LEAD_KEYS, listLeads, sourcesByName } from "../helpers/read-fixtures";
+import { validLead } from "../helpers/lead";
 
 /**
  * `npm run db:seed -- <fixture.json>` (scripts/seed.ts) with the shipped demo
@@ -99,11 +100,12 @@ describe("seeding the demo fixture", () => {
     );
     expect(sources.get("Instagram Ads")!.type).toBe("ads");
     expect(sources.get("Old Newspaper Ad")!.type).toBe("other");
-    const created = await post({
-      leadName: "After Seed",
-      leadMobileNumber: "0123456789",
-      referrer: "old newspaper ad",
-    });
+    const created = await post(
+      validLead({
+        leadName: "After Seed",
+        referrer: "old newspaper ad",
+      }),
+    );
     expect(created.status, created.text).toBe(201);
     expect(created.body.lead.referrer.customerId).toBe(sources.get("Old Newspaper Ad")!.id);
     // The sequence was moved past the given ids: the API's next record does not collide.
@@ -148,7 +150,7 @@ describe("seeding the demo fixture", () => {
     const before = await snapshot();
     await seed(db.url, demo);
     expect(await snapshot()).toEqual(before);
-    const created = await post({ leadName: "After Reseed", leadMobileNumber: "0123456789", referrer: "Facebook Ads" });
+    const created = await post(validLead({ leadName: "After Reseed" }));
     expect(created.status, created.text).toBe(201);
     expect(created.body.lead.referralId).toBe(Math.max(...before.referrals.map((r) => r.id)) + 1);
   });
@@ -174,7 +176,7 @@ describe("seeding the demo fixture", () => {
   });
 
   it("refuses to overwrite a lead the API created, and changes nothing then", async () => {
-    const created = await post({ leadName: "Api Lead", leadMobileNumber: "0123456789", referrer: "Google Ads" });
+    const created = await post(validLead({ leadName: "Api Lead", referrer: "Google Ads" }));
     expect(created.status).toBe(201);
     const clash = structuredClone(demo);
     clash.users.push({ name: "New User", platformId: "demo-new", accessLevels: ["sales"] });

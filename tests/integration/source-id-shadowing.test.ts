@@ -5,6 +5,7 @@ import { ensureSource } from "@/lib/leads/sources/ensure-source";
 import { call, post } from "../helpers/api";
 import { createTestDatabase, rowCounts, sourceCount, type TestDatabase } from "../helpers/db";
 import { expectError } from "../helpers/expect-api";
+import { validLead } from "../helpers/lead";
 
 /**
  * A source id cannot be shadowed by a name. An exact source id always wins (decisions.md 12),
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.sql.end());
 
-const lead = (referrer: string) => ({ leadName: "Shadow Test", leadMobileNumber: "0123456789", referrer });
+const lead = (referrer: string) => validLead({ leadName: "Shadow Test", referrer });
 
 async function listedReferrers(referrer: string): Promise<string[]> {
   const res = await call("GET", `/api/leads?referrer=${encodeURIComponent(referrer)}`);

@@ -10,6 +10,7 @@ import { cleanSourceName, sourceKey, WHITE_SPACE } from "@/lib/leads/source-name
 import { sourceKeyFunctionSql } from "@/scripts/source-key";
 import { createDatabaseClient } from "@/lib/db/connect";
 import { adminQuery, databaseUrl, sourceCount } from "../helpers/db";
+import { validLead } from "../helpers/lead";
 
 /**
  * The source-name key (decisions.md 13, docs/decisions.md, "The source-name key"): one rule in JavaScript and in the
@@ -112,7 +113,7 @@ describe.each(LOCALES)("on a database with LC_CTYPE %s", (locale) => {
       const before = await sourceCount(db.sql);
       const lead = await createLead(
         prisma,
-        createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: variant }),
+        createLeadBody.parse(validLead({ leadName: "Key Test", referrer: variant })),
       );
       expect(lead.referrer).toEqual({ customerId: id, name: hostName, type: "source" });
       expect(await sourceCount(db.sql)).toBe(before);
@@ -128,14 +129,8 @@ describe.each(LOCALES)("on a database with LC_CTYPE %s", (locale) => {
     ["istanbul new 2", "İSTANBUL NEW 2"],
   ])("creates one account for %j then %j", async (first, second) => {
     const before = await sourceCount(db.sql);
-    const a = await createLead(
-      prisma,
-      createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: first }),
-    );
-    const b = await createLead(
-      prisma,
-      createLeadBody.parse({ leadName: "Key Test", leadMobileNumber: "0123456789", referrer: second }),
-    );
+    const a = await createLead(prisma, createLeadBody.parse(validLead({ leadName: "Key Test", referrer: first })));
+    const b = await createLead(prisma, createLeadBody.parse(validLead({ leadName: "Key Test", referrer: second })));
     expect(b.referrer).toEqual(a.referrer);
     expect(a.referrer.name).toBe(first);
     expect(await sourceCount(db.sql)).toBe(before + 1);
@@ -176,6 +171,7 @@ describe.each(LOCALES)("repairing keys stored before the rule (LC_CTYPE %s)", (l
     const { rows } = await db.sql.query<{ key: string; customer_id: string }>(
       `SELECT key, customer_id FROM lead_source_names ORDER BY customer_id`,
     );
+    expect(rows).not.toHaveLength(0);
     for (const row of rows) expect(row.key).toBe(sourceKey(host.find(([id]) => id === row.customer_id)![1]));
     const byKey = new Map(rows.map((r) => [r.key, r.customer_id]));
     expect(byKey.get("ads partner")).toBe("src_b");

@@ -4,6 +4,7 @@ import { createLead } from "@/lib/leads/create-lead";
 import { listLeads } from "@/lib/leads/list-leads";
 import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { validLead } from "../helpers/lead";
 
 /**
  * DATABASE_STATEMENTS: named statements stay prepared on their connection; unnamed ones
@@ -20,10 +21,7 @@ afterAll(() => db.sql.end());
 async function preparedAfterCreatingAndListing(mode: StatementMode): Promise<number> {
   const client = createDatabaseClient(db.url, 1, mode);
   try {
-    await createLead(
-      client,
-      createLeadBody.parse({ leadName: `Mode ${mode}`, leadMobileNumber: "0123456789", referrer: "Facebook Ads" }),
-    );
+    await createLead(client, createLeadBody.parse(validLead({ leadName: `Mode ${mode}` })));
     await listLeads(client, listLeadsQuery.parse({ limit: "5" }));
     const [row] = await client.$queryRawUnsafe<{ n: number }[]>(
       "SELECT count(*)::int AS n FROM pg_prepared_statements",

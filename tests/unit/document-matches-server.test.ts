@@ -6,6 +6,7 @@ import { ApiError, type Issue } from "@/lib/api/errors";
 import { parseInput, parseQuery } from "@/lib/api/validation";
 import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
 import { openApiDocument, schemaValidator } from "../helpers/openapi";
+import { validLead } from "../helpers/lead";
 
 /**
  * No value the document calls valid is refused by the server with 400,
@@ -23,7 +24,7 @@ const documentAccepts = schemaValidator(
   { $ref: "#/components/schemas/CreateLeadRequest" },
   "generator CreateLeadRequest",
 );
-const BASE = { leadName: "Aminah Binti Ali", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+const BASE = validLead({ leadName: "Aminah Binti Ali" });
 const RUNS = { numRuns: 400 };
 
 interface Answer {

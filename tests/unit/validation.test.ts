@@ -4,11 +4,12 @@ import { parseInput, toIssues } from "@/lib/api/validation";
 import { MESSAGES } from "@/lib/leads/messages";
 import { createLeadBody, type CreateLeadInput, validate } from "@/lib/leads/schemas";
 import { FREE_TEXT_FIELDS, OPTIONAL_FIELDS, PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
+import { leadWithEveryField, validLead } from "../helpers/lead";
 
 // POST /api/leads body validation (spec "POST /api/leads" table, rule 7, decisions.md 4
 // and 5) without a database: createLeadBody decides, toIssues reports.
 
-const BASE = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
+const BASE = validLead();
 
 const UNION_REFERRER = MESSAGES.referrer;
 const UNION_AGENT = MESSAGES.agentId;
@@ -58,28 +59,8 @@ describe("minimum body and defaults (rule 1)", () => {
   });
 
   it("keeps every optional field given", () => {
-    const data = accept({
-      ...BASE,
-      assignedAgentId: "agent_1",
-      leadState: "Selangor",
-      leadCity: "Shah Alam",
-      leadAddress: "1 Jalan Satu",
-      relationship: "Friend",
-      projectType: "FACTORY (1%)",
-      remark: "Call after 6pm",
-    });
-    expect(data).toStrictEqual({
-      leadName: "Ali bin Abu",
-      leadMobileNumber: "60123456789",
-      referrer: "Facebook Ads",
-      assignedAgentId: "agent_1",
-      leadState: "Selangor",
-      leadCity: "Shah Alam",
-      leadAddress: "1 Jalan Satu",
-      relationship: "Friend",
-      projectType: "FACTORY (1%)",
-      remark: "Call after 6pm",
-    });
+    const body = leadWithEveryField({ assignedAgentId: "agent_1" });
+    expect(accept(body)).toStrictEqual({ ...body, leadMobileNumber: "60123456789" });
   });
 });
 
