@@ -1,7 +1,7 @@
 // `npm run client:types`: writes, from the OpenAPI document (lib/openapi/document.ts, served at /openapi.json), the
 // typed client's request and response types (lib/client/openapi.ts) and its contract data (lib/client/contract.ts: the
 // error codes with their status and retry advice, and what a 200 body must hold), so the client carries no server
-// code. Both files are committed; tests/unit/client-types.test.ts fails when either drifts from the document.
+// code. Both files are committed; tests/client/client-types.unit.test.ts fails when either drifts from the document.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";

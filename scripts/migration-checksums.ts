@@ -5,7 +5,7 @@
 //   npx tsx scripts/migration-checksums.ts history main
 //                            also rewrites, from the history of the given branch (the one migrations land on), the
 //                            earlier texts accepted by the runner and tests/fixtures/migration-history.json
-// tests/integration/migration-checksums.test.ts holds every migration to the file and replays each earlier commit.
+// tests/database/migration-checksums.db.test.ts holds every migration to the file and replays each earlier commit.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 // The source-name key's tables and its SQL twin, generated from lib/leads/source-name.ts's rule.
 //   npx tsx scripts/source-key.ts folds   rewrites lib/leads/source-key-folds.json from this Node's Unicode data
 //   npx tsx scripts/source-key.ts sql     prints the SQL function for a new migration
-// tests/integration/source-key.test.ts checks that the latest migration defining the function holds exactly
+// tests/sources/source-key.db.test.ts checks that the latest migration defining the function holds exactly
 // sourceKeyFunctionSql(), and that SQL and JavaScript agree on every BMP code point on two database locales.
 import { writeFileSync } from "node:fs";
 import path from "node:path";

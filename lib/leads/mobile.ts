@@ -28,7 +28,7 @@ const digits = (min: number, max: number) => `(?:[0-9]${F}){${min},${max}}`;
  * The same rule as one JSON Schema pattern (ECMA-262) over the value as sent, for
  * the OpenAPI document: white space around it, then at most 40 characters that are
  * +60, 60 or 0 followed by 9 to 11 digits, or 1 followed by 8 to 10 digits, with
- * formatting anywhere after the +. tests/unit/document-matches-server.test.ts
+ * formatting anywhere after the +. tests/docs/document-matches-server.unit.test.ts
  * checks it against normaliseMobile and the 6-to-40 length check.
  */
 export const MOBILE_PATTERN =

@@ -6,8 +6,8 @@ import { countDrift } from "./kept-counts";
 import { validLead } from "./lead";
 
 /**
- * The crash invariant, for any deployment killed under POST load (tests/stress/crash.stress.ts,
- * tests/stress/pooled.stress.ts): every acknowledged lead (201) is stored with its lead
+ * The crash invariant, for any deployment killed under POST load (tests/scale-out/crash.stress.ts,
+ * tests/scale-out/pooled.stress.ts): every acknowledged lead (201) is stored with its lead
  * customer and exactly one audit entry; nothing else is stored except leads whose answer
  * was lost in the crash; no orphan rows; every kept count is exact.
  */

@@ -8,8 +8,8 @@ import { validLead } from "./lead";
 
 /**
  * The scale-out attack, for any deployment of several server processes on one database
- * (tests/stress/scale-out.stress.ts: two processes, each with its own pool;
- * tests/stress/pooled.stress.ts: three behind HAProxy on PgBouncer): a few hundred POSTs
+ * (tests/scale-out/scale-out.stress.ts: two processes, each with its own pool;
+ * tests/scale-out/pooled.stress.ts: three behind HAProxy on PgBouncer): a few hundred POSTs
  * at once, then readers paging through the list while writers keep inserting.
  */
 const CONCURRENT = Number(process.env.STRESS_CONCURRENT ?? 240);

@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import base from "../vitest.config";
+import base from "./vitest.config";
 
 /**
  * The long tests (`npm run test:stress`): concurrency across two server
@@ -11,7 +11,7 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: ["tests/stress/**/*.stress.ts"],
+    include: ["tests/*/**/*.stress.ts"],
     fileParallelism: false,
     testTimeout: 60 * 60_000,
     hookTimeout: 300_000,

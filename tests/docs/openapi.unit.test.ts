@@ -231,7 +231,8 @@ describe("OpenAPI document: operations", () => {
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required.sort()).toEqual(["leadMobileNumber", "leadName", "referrer"]);
     // Length bounds apply after trimming: patterns over the value as sent, no maxLength that would count the white
-    // space around it (tests/unit/document-matches-server.test.ts checks each pattern against the server's answers).
+    // space around it (tests/docs/document-matches-server.unit.test.ts checks each pattern against the server's
+    // answers).
     const trimmedBounds = (min: number, max: number) => ({
       type: "string",
       pattern: expect.stringContaining(`{${Math.max(min - 2, 0)},${max - 2}}`),

@@ -6,7 +6,7 @@ import { settingsProblem } from "@/lib/settings.mjs";
  * Every setting that can be mistyped (lib/settings.mjs) is checked before the launcher starts anything: a numeric
  * value that is not a whole number in its range, a rate limit or a metrics port that cannot be read stops it with one
  * sentence naming the variable, instead of a NaN pool or port. (A host's own `next start` serves on instead:
- * tests/http/own-next-start.test.ts.)
+ * tests/host/own-next-start.http.test.ts.)
  */
 const WRONG: Record<string, string>[] = [
   { DATABASE_POOL_SIZE: "abc" },

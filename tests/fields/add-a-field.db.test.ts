@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 /**
  * README's recipe for a new optional lead field, followed in a copy of the project. First the three edits the code
  * needs (a column in prisma/schema.prisma, a migration adding it, one row in OPTIONAL_LEAD_FIELDS): every list of the
- * fields kept elsewhere then fails (tests/unit/field-lists.test.ts). Then the recipe's other edits (the tests' oracle,
- * the "All fields" example, examples/leads.csv, three docs), and the generated files regenerated as a contributor
- * would (Prisma client, document, client types, migration checksums). In the copy, a lead is then created with the
- * field and listed with it (through the routes, every answer checked against the copy's own document), the migrated
- * database matches the schema, the seed loads, the field lists pass, and the project type-checks.
+ * fields kept elsewhere then fails (tests/fields/field-lists.unit.test.ts). Then the recipe's other edits (the tests'
+ * oracle, the "All fields" example, examples/leads.csv, three docs), and the generated files regenerated as a
+ * contributor would (Prisma client, document, client types, migration checksums). In the copy, a lead is then created
+ * with the field and listed with it (through the routes, every answer checked against the copy's own document), the
+ * migrated database matches the schema, the seed loads, the field lists pass, and the project type-checks.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
 /** Generated, local or large: the copy makes its own or links to this checkout's. */
@@ -49,7 +49,7 @@ const CODE: Edit[] = [
   },
 ];
 
-/** The recipe's other edits: the lists of the fields that tests/unit/field-lists.test.ts holds to the table. */
+/** The recipe's other edits: the lists of the fields that tests/fields/field-lists.unit.test.ts holds to the table. */
 const LISTS: Edit[] = [
   { file: "tests/helpers/oracle.ts", after: '  "remark",\n', insert: `  "${FIELD}",\n` },
   { file: "tests/helpers/oracle.ts", after: "remark: 500", insert: `, ${FIELD}: 60` },
@@ -130,13 +130,19 @@ describe("adding an optional lead field by README's recipe", () => {
     await mkdir(path.join(copy, MIGRATION.dir));
     await writeFile(path.join(copy, MIGRATION.dir, "migration.sql"), MIGRATION.sql);
     expect(run("npm", ["run", "db:generate"]).status).toBe(0);
-    const stale = run("npx", ["vitest", "run", "--config", "tests/vitest.config.ts", "tests/unit/field-lists.test.ts"]);
+    const stale = run("npx", [
+      "vitest",
+      "run",
+      "--config",
+      "tests/vitest.config.ts",
+      "tests/fields/field-lists.unit.test.ts",
+    ]);
     expect(stale.status).not.toBe(0);
     expect(stale.output).toMatch(/Tests\s+4 failed/);
 
     await apply(LISTS);
     await widenCsvRows();
-    await writeFile(path.join(copy, "tests/integration/new-field.test.ts"), NEW_FIELD_TEST);
+    await writeFile(path.join(copy, "tests/fields/new-field.db.test.ts"), NEW_FIELD_TEST);
     for (const [command, ...args] of [
       ["npx", "tsx", "scripts/migration-checksums.ts"],
       ["npm", "run", "db:generate"],
@@ -151,12 +157,12 @@ describe("adding an optional lead field by README's recipe", () => {
       "run",
       "--config",
       "tests/vitest.config.ts",
-      "tests/integration/new-field.test.ts",
-      "tests/integration/schema-matches-migrations.test.ts",
-      "tests/integration/seed.test.ts",
-      "tests/unit/client-types.test.ts",
-      "tests/unit/openapi.test.ts",
-      "tests/unit/field-lists.test.ts",
+      "tests/fields/new-field.db.test.ts",
+      "tests/database/schema-matches-migrations.db.test.ts",
+      "tests/database/seed.db.test.ts",
+      "tests/client/client-types.unit.test.ts",
+      "tests/docs/openapi.unit.test.ts",
+      "tests/fields/field-lists.unit.test.ts",
     ]);
     expect(tests.status, tests.output.slice(-4000)).toBe(0);
     expect(tests.output).toMatch(/Test Files\s+6 passed/);
