@@ -8,7 +8,7 @@ import type { responseSchemas } from "@/lib/openapi/schemas";
 
 /**
  * The document's examples (components.examples), typed by the zod schemas and
- * checked against the generated JSON Schemas by tests/docs/openapi.unit.test.ts. They
+ * checked against the generated JSON Schemas by tests/docs/openapi-examples.unit.test.ts. They
  * name the sources, agents and persons of prisma/seed/demo.json, so every request
  * example succeeds as shown after `npm run db:seed -- prisma/seed/demo.json`
  * (tests/docs/document-examples.db.test.ts). Error examples come from the

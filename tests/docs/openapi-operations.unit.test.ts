@@ -1,160 +1,21 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
-import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { ERROR_STATUS, MAX_BODY_BYTES, type ErrorCode } from "@/lib/api/errors";
-import { GET as openApiRoute } from "@/app/openapi.json/route";
-import { DOCUMENT_HEADERS } from "@/lib/openapi/docs-headers";
-import { buildOpenApiDocument } from "@/lib/openapi/document";
-import * as leads from "@/lib/leads/schemas";
-import { openApiDocument, schemaValidator } from "../helpers/openapi";
 import { EXPECTED_CODES, PROJECT_TYPES, RELATIONSHIPS } from "../helpers/oracle";
-
-/** The OpenAPI document (lib/openapi/document.ts), checked against the spec and its own schemas. */
-
-const root = path.resolve(import.meta.dirname, "../..");
-const doc = openApiDocument();
-type Json = Record<string, any>;
-
-const OPERATIONS = [
-  { method: "get", path: "/api/leads/sources", aliases: ["/api/leads/ads", "/api/sources"] },
-  { method: "get", path: "/api/leads/agents", aliases: ["/api/agents"] },
-  { method: "post", path: "/api/leads", aliases: [] },
-  { method: "get", path: "/api/leads", aliases: [] },
-] as const;
-
-/** Public health checks (docs/operating.md, "Health checks"), outside the contract's operations. */
-const HEALTH = ["/api/health/live", "/api/health/ready"];
-
-/** Answers without a body: the sources list unchanged since the ETag the caller sent. */
-const NOT_MODIFIED: Record<string, number> = { "get /api/leads/sources": 304 };
-
-const SUCCESS: Record<string, number> = {
-  "get /api/leads/sources": 200,
-  "get /api/leads/agents": 200,
-  "post /api/leads": 201,
-  "get /api/leads": 200,
-};
-
-function resolve(node: Json): Json {
-  if (typeof node?.$ref !== "string") return node;
-  return node.$ref
-    .slice(2)
-    .split("/")
-    .reduce((n: any, key: string) => n[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
-}
-
-/** Every schema node reachable from `schema`, following component references once each. */
-function* walk(schema: unknown, seen = new Set<unknown>()): Generator<Json> {
-  if (schema === null || typeof schema !== "object" || seen.has(schema)) return;
-  seen.add(schema);
-  const node = schema as Json;
-  if (typeof node.$ref === "string") {
-    yield* walk(resolve(node), seen);
-    return;
-  }
-  yield node;
-  for (const value of Object.values(node)) {
-    if (Array.isArray(value)) for (const item of value) yield* walk(item, seen);
-    else yield* walk(value, seen);
-  }
-}
-
-const operationsWithAliases = () =>
-  OPERATIONS.map((op) => ({ ...op, at: op.path, operation: doc.paths[op.path][op.method] as Json }));
-
-/** Error codes an error response's schema allows: the shared Error schema, narrowed to the codes of its status. */
-function codesOf(schema: Json): string[] {
-  expect(schema).toMatchObject({ type: "object", allOf: [{ $ref: "#/components/schemas/Error" }] });
-  return schema.properties.code.enum;
-}
-
-const mediaTypes = function* (): Generator<{ where: string; media: Json }> {
-  for (const [p, item] of Object.entries<Json>(doc.paths)) {
-    for (const [method, op] of Object.entries<Json>(item)) {
-      if (op.requestBody) yield { where: `${method} ${p} request`, media: op.requestBody.content["application/json"] };
-      for (const [status, response] of Object.entries<Json>(op.responses)) {
-        if (status === "304") continue; // no body
-        yield { where: `${method} ${p} ${status}`, media: resolve(response).content["application/json"] };
-      }
-    }
-  }
-};
-
-describe("OpenAPI document: generation", () => {
-  it("is assembled by createSwaggerSpec from the typed operations, each path served by its route (a broken build step fails here)", () => {
-    const generated = buildOpenApiDocument();
-    expect(generated.openapi).toBe("3.1.0");
-    expect(generated.info.version).toBe("1.1.0");
-    expect(Object.keys(generated.paths).sort()).toEqual(
-      [...new Set([...HEALTH, ...OPERATIONS.map((op) => op.path)])].sort(),
-    );
-    for (const [p, item] of Object.entries<Json>(generated.paths)) {
-      const route = readFileSync(path.join(root, `app${p}/route.ts`), "utf8");
-      // The operations are lib/openapi/<noun>/<verb>.ts; an @openapi comment in a route would be merged over them.
-      expect(route).not.toContain("@openapi");
-      for (const method of Object.keys(item))
-        expect(route).toMatch(new RegExp(`\\b${method.toUpperCase()}: (apiRoute|publicRoute)\\(`));
-    }
-  });
-
-  it("names the server, a contact and a license for integrators", () => {
-    expect(doc.servers).toEqual([expect.objectContaining({ url: "/" })]);
-    expect(doc.info.contact).toEqual(expect.objectContaining({ email: expect.any(String) }));
-    expect(doc.info.license).toEqual(expect.objectContaining({ name: expect.any(String), url: expect.any(String) }));
-  });
-
-  it("validates against the OpenAPI 3.1 schema (@seriousme/openapi-schema-validator)", async () => {
-    const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc));
-    expect(result.errors ?? []).toEqual([]);
-    expect(result.valid).toBe(true);
-    expect(validator.version).toBe("3.1");
-  });
-
-  it("is what /openapi.json serves, with its headers and an ETag a cache revalidates with (304)", async () => {
-    const res = openApiRoute(new Request("http://x/openapi.json"));
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(doc);
-    expect(Object.fromEntries(res.headers)).toMatchObject({
-      "cache-control": "no-cache",
-      "content-security-policy": DOCUMENT_HEADERS["Content-Security-Policy"],
-      "content-type": "application/json; charset=utf-8",
-      "x-content-type-options": "nosniff",
-    });
-    const etag = res.headers.get("etag")!;
-    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
-    const again = openApiRoute(new Request("http://x/openapi.json", { headers: { "if-none-match": `W/${etag}` } }));
-    expect({ status: again.status, etag: again.headers.get("etag"), body: await again.text() }).toEqual({
-      status: 304,
-      etag,
-      body: "",
-    });
-  });
-
-  it("takes its request and response schemas from zod (input for requests, output for responses)", () => {
-    const json = (schema: z.ZodType, io: "input" | "output") => {
-      const { $schema, ...rest } = z.toJSONSchema(schema, { io, target: "draft-2020-12" }) as Json;
-      return rest;
-    };
-    const { schemas } = doc.components;
-    expect(schemas.CreateLeadRequest).toEqual(json(leads.createLeadBody, "input"));
-    expect(schemas.Source).toEqual(json(leads.source, "output"));
-    expect(schemas.Agent).toEqual(json(leads.agent, "output"));
-    expect(schemas.Pagination).toEqual(json(leads.pagination, "output"));
-    expect(schemas.SourceReferrer).toEqual(json(leads.listedLead.shape.referrer, "output"));
-    // Nested resources are references to their components.
-    expect(schemas.CreatedLead.properties.referrer).toEqual({ $ref: "#/components/schemas/Referrer" });
-    expect(schemas.ListedLead.properties.referrer).toEqual({ $ref: "#/components/schemas/SourceReferrer" });
-    expect(schemas.ListLeadsResponse.properties.pagination).toEqual({ $ref: "#/components/schemas/Pagination" });
-    // No component carries its own dialect or base URI.
-    for (const schema of Object.values<Json>(schemas)) {
-      expect(schema).not.toHaveProperty("$schema");
-      expect(schema).not.toHaveProperty("$id");
-    }
-  });
-});
+import {
+  root,
+  doc,
+  type Json,
+  OPERATIONS,
+  HEALTH,
+  NOT_MODIFIED,
+  SUCCESS,
+  resolve,
+  walk,
+  operationsWithAliases,
+  codesOf,
+} from "../helpers/openapi-document";
 
 describe("OpenAPI document: operations", () => {
   it("has exactly the four operations and the two health checks, with distinct operationIds and no /v1 prefix", () => {
@@ -386,70 +247,5 @@ describe("OpenAPI document: operations", () => {
       }
     }
     expect(Object.keys(doc.paths["/api/health/ready"].get.responses)).toEqual(["200", "400", "404", "405", "503"]);
-  });
-});
-
-describe("OpenAPI document: examples and guidance", () => {
-  it("has a realistic example for every request and response, valid against its schema", () => {
-    let count = 0;
-    for (const { where, media } of mediaTypes()) {
-      const examples = Object.entries<Json>(media.examples ?? {}).map(
-        ([name, example]) => [name, resolve(example)] as const,
-      );
-      expect(examples.length, where).toBeGreaterThan(0);
-      const validate = schemaValidator(media.schema, `example ${where}`);
-      for (const [name, example] of examples) {
-        expect(example.summary, `${where} ${name}`).toBeTruthy();
-        expect(validate(example.value), `${where} ${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
-        count++;
-      }
-    }
-    // 38: the four operations (aliases are no longer repeated as paths of their own), every code of each.
-    expect(count).toBeGreaterThanOrEqual(38);
-  });
-
-  it("links a created lead to the listing of its referrer's leads", () => {
-    expect(doc.paths["/api/leads"].post.responses[201].links).toEqual({
-      listLeadsOfReferrer: expect.objectContaining({
-        operationId: "listLeads",
-        parameters: { referrer: "$response.body#/lead/referrer/customerId" },
-      }),
-    });
-  });
-
-  it("has request examples the service itself accepts", () => {
-    const examples = doc.paths["/api/leads"].post.requestBody.content["application/json"].examples;
-    for (const [name, example] of Object.entries<Json>(examples)) {
-      expect(leads.createLeadBody.safeParse(resolve(example).value).success, name).toBe(true);
-    }
-  });
-
-  it("carries the spec's integration guidance", () => {
-    const info = doc.info.description as string;
-    for (const text of [
-      "Authorization: Bearer",
-      "not a JWT",
-      "Cache-Control: no-store",
-      "GET may be retried",
-      "bounded backoff",
-      "POST is never replayed automatically",
-      "ledger of the returned `referralId` and `leadCustomerId`",
-      "until `pagination.hasMore` is false",
-      "deduplicate by `referralId`",
-      "Update, delete, reassignment, single-lead lookup, full activity or status history, change feed, synchronisation with\nexternal ad platforms, and any messaging notification",
-      "no idempotency keys",
-      "no `/v1` prefix",
-      "404 `NOT_FOUND` or 405 `METHOD_NOT_ALLOWED`",
-    ]) {
-      expect(info).toContain(text);
-    }
-  });
-
-  it("shows a curl example, without a real key, in every operation's description", () => {
-    for (const { operation, method, at } of operationsWithAliases()) {
-      expect(operation.description, `${method} ${at}`).toMatch(
-        /```sh\ncurl [^`]*Authorization: Bearer \$LEADS_API_KEY/,
-      );
-    }
   });
 });
