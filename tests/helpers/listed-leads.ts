@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { post } from "./api";
 import { createTestDatabase, type TestDatabase } from "./db";
 import { insertPerson, insertReferrals, insertUser, sourcesByName } from "./read-fixtures";
-import { validLead } from "./lead";
+import { EVERY_OPTIONAL_FIELD, validLead } from "./lead";
 
 /**
  * The data the tests of "GET /api/leads" (tests/list-leads/) read: strict query, referrer filter, order, pagination
@@ -40,16 +40,10 @@ export function arrangeListedLeads() {
     personId = await insertPerson(db.sql, "Tan Ah Kow");
 
     const full = await create("full", {
+      ...EVERY_OPTIONAL_FIELD,
       leadName: "  Nur Aisyah  ",
       leadMobileNumber: "+60 12-345 6789",
-      referrer: "Facebook Ads",
       assignedAgentId: "plat-aisyah",
-      leadState: "Selangor",
-      leadCity: "Petaling Jaya",
-      leadAddress: "12, Jalan SS2/24",
-      relationship: "Friend",
-      projectType: "RESIDENTIAL (2%)",
-      remark: "Call after 6pm",
     });
     push("Facebook Ads", [full.referralId]);
     push("Facebook Ads Premium", [

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OPTIONAL_FIELDS } from "../helpers/oracle";
 import { ISO_MS, keysOf, LISTED_LEAD_KEYS, listLeads } from "../helpers/read-fixtures";
 import { db, ids, sources, created, arrangeListedLeads } from "../helpers/listed-leads";
+import { EVERY_OPTIONAL_FIELD } from "../helpers/lead";
 
 arrangeListedLeads();
 
@@ -36,12 +37,7 @@ describe("the listed lead", () => {
         referrer: { customerId: sources.get("Facebook Ads")!.id, name: "Facebook Ads", type: "source" },
         assignedAgentId: "plat-aisyah",
         status: "Assigned",
-        leadState: "Selangor",
-        leadCity: "Petaling Jaya",
-        leadAddress: "12, Jalan SS2/24",
-        relationship: "Friend",
-        projectType: "RESIDENTIAL (2%)",
-        remark: "Call after 6pm",
+        ...EVERY_OPTIONAL_FIELD,
         createdAt: expect.stringMatching(ISO_MS),
       },
     ]);
