@@ -5,6 +5,7 @@ import { assertContract } from "../helpers/openapi";
 import { insertPerson, insertSource } from "../helpers/read-fixtures";
 import { startServer, type RunningServer } from "../helpers/server";
 import { READ_WAIT_MS } from "@/lib/db/read-budget";
+import { validLead } from "../helpers/lead";
 
 /**
  * Reads must not starve lead creation. The production server over HTTP, with 300,000 leads: twelve readers
@@ -85,11 +86,7 @@ describe("deep reads beside lead creation", () => {
       const posts: Promise<Answer>[] = [];
       while (Date.now() < until) {
         posts.push(
-          send("POST", "/api/leads", {
-            leadName: `Writer ${posts.length}`,
-            leadMobileNumber: "012-345 6789",
-            referrer: "Deep Read Source A",
-          }),
+          send("POST", "/api/leads", validLead({ leadName: `Writer ${posts.length}`, referrer: "Deep Read Source A" })),
         );
         await new Promise((resolve) => setTimeout(resolve, POST_EVERY_MS));
       }
@@ -128,11 +125,11 @@ describe("deep reads beside lead creation", () => {
         reads = Array.from({ length: READERS }, () => send("GET", "/api/leads?limit=1"));
         await new Promise((resolve) => setTimeout(resolve, 500));
         for (let i = 0; i < 5; i++) {
-          const answer = await send("POST", "/api/leads", {
-            leadName: `Locked ${i}`,
-            leadMobileNumber: "012-345 6789",
-            referrer: { customerId: person },
-          });
+          const answer = await send(
+            "POST",
+            "/api/leads",
+            validLead({ leadName: `Locked ${i}`, referrer: { customerId: person } }),
+          );
           expect(answer.status).toBe(201);
         }
         // Held past the longest a read waits for its turn, so the reads beyond the share are refused.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, TEST_KEY, type ApiResponse } from "../helpers/api";
 import { startPooledRig, type PooledRig } from "../helpers/pooled-rig";
+import { validLead } from "../helpers/lead";
 
 /**
  * The creation limit shared by three server processes behind HAProxy on PgBouncer (transaction mode): of 5 x L
@@ -48,11 +49,7 @@ describe(`a creation limit of ${L} per minute per key across three processes beh
         const due = started + (index * SEND_WITHIN_MS) / attempts.length;
         if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
         const attempt = attempts[index];
-        const body = {
-          leadName: `${attempt.tag} Limited ${index}`,
-          leadMobileNumber: "012-345 6789",
-          referrer: "Facebook Ads",
-        };
+        const body = validLead({ leadName: `${attempt.tag} Limited ${index}` });
         answers.push({
           attempt,
           res: await call("POST", "/api/leads", { baseUrl: rig.balancer.url, body, key: attempt.key }),

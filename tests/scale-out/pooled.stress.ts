@@ -10,6 +10,7 @@ import { authorised, sendRaw } from "../helpers/hostile";
 import { RIG_SHAPES, RIG_STATEMENTS, startPooledRig, type PooledRig } from "../helpers/pooled-rig";
 import { nextServerPid } from "../helpers/process-tree";
 import { scaleOutSuite } from "../helpers/scale-out-suite";
+import { validLead } from "../helpers/lead";
 
 /** The pooled rig (tests/helpers/pooled-rig.ts): three processes started at the same moment on an empty database. */
 const PHASE_MS = 4_000;
@@ -91,11 +92,7 @@ describe("kill -9 of one server process and of PgBouncer under POST load through
     // Every process answers again through the pooler.
     for (const server of rig.servers) {
       const response = await sendRaw(
-        authorised("POST", "/api/leads", {
-          leadName: "After Crash",
-          leadMobileNumber: "012-345 6789",
-          referrer: "Facebook Ads",
-        }),
+        authorised("POST", "/api/leads", validLead({ leadName: "After Crash" })),
         server.baseUrl,
       );
       expect(response.status).toBe(201);

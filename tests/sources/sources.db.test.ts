@@ -63,7 +63,7 @@ describe("GET /api/leads/sources", () => {
     expect(created.status, created.text).toBe(201);
     expect(created.body.lead.referrer).toEqual({ customerId: facebook.id, name: "Facebook Ads", type: "source" });
 
-    const byId = await post({ leadName: "Ahmad", leadMobileNumber: "0129876543", referrer: facebook.id });
+    const byId = await post(validLead({ leadName: "Ahmad", referrer: facebook.id }));
     expect(byId.status, byId.text).toBe(201);
     expect(byId.body.lead.referrer.customerId).toBe(facebook.id);
 
@@ -73,7 +73,7 @@ describe("GET /api/leads/sources", () => {
   });
 
   it("lists a source created by POST, with type other and the id the POST returned", async () => {
-    const created = await post({ leadName: "Mei Ling", leadMobileNumber: "0171234567", referrer: "Mall  Roadshow KL" });
+    const created = await post(validLead({ leadName: "Mei Ling", referrer: "Mall  Roadshow KL" }));
     expect(created.status, created.text).toBe(201);
     const { customerId } = created.body.lead.referrer;
     expect(customerId).toMatch(/^src_/);
