@@ -1,6 +1,6 @@
 // `npm run client:types`: writes the typed client's types (lib/client/openapi.ts) and contract data
 // (lib/client/contract.ts) from the OpenAPI document, so the client carries no server code. Both are committed;
-// tests/unit/client-types.test.ts fails when either drifts from the document.
+// tests/client/client-types.unit.test.ts fails when either drifts from the document.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";

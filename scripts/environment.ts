@@ -5,8 +5,8 @@ import { NUMERIC_SETTINGS, RATE_LIMIT_VARIABLES, type NumericSetting } from "../
 
 /**
  * Every environment variable the code reads, in one place: README's "Configuration" and the host guide's
- * "Environment variables" show this table between markers, and tests/unit/environment.test.ts fails when the code
- * reads a variable it lacks. `npx tsx scripts/environment.ts` rewrites both tables.
+ * "Environment variables" show this table between markers, and tests/launcher/environment.unit.test.ts fails when the
+ * code reads a variable it lacks. `npx tsx scripts/environment.ts` rewrites both tables.
  */
 
 /**

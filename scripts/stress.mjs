@@ -1,4 +1,4 @@
-// `npm run test:stress`: runs the long tests (tests/stress/**/*.stress.ts) with
+// `npm run test:stress`: runs the long tests (tests/<feature>/*.stress.ts) with
 // vitest, then prints one summary line, exactly "N passed, N failed". Extra
 // arguments go to vitest (a file filter, -t …). Exits non-zero on any failure.
 import { spawnSync } from "node:child_process";
@@ -13,7 +13,7 @@ const vitest = spawnSync(
     "vitest",
     "run",
     "--config",
-    "tests/stress/vitest.config.ts",
+    "tests/vitest.stress.config.ts",
     "--reporter=default",
     "--reporter=json",
     `--outputFile.json=${report}`,

@@ -3,17 +3,22 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 
 const root = path.resolve(import.meta.dirname, "..");
 
-/** Tests that need PostgreSQL (the global setup's throw-away cluster) and no build: `npm run test:db`. */
-const DB_TESTS = ["tests/integration/**/*.test.ts", "tests/attack/fuzz.test.ts", "tests/attack/key.test.ts"];
+/**
+ * Tests live in one folder per feature (tests/<feature>/); the file name says how a test runs, and so which project
+ * runs it: `*.unit.test.ts` needs nothing, `*.db.test.ts` PostgreSQL, `*.http.test.ts` the production build too.
+ * Long tests are `*.stress.ts` (tests/vitest.stress.config.ts). tests/codebase/test-layout.unit.test.ts holds the rule.
+ */
+export const RUN_KINDS = { unit: "unit.test.ts", db: "db.test.ts", build: "http.test.ts" } as const;
+const FILES = (kind: keyof typeof RUN_KINDS) => [`tests/*/**/*.${RUN_KINDS[kind]}`];
 
 /** A project of its own: `npm run test:<name>` runs it alone, `npm test` runs every project. */
-function project(name: string, include: string[], exclude: string[], needsPostgres: boolean) {
+function project(name: keyof typeof RUN_KINDS, needsPostgres: boolean) {
   return {
     extends: true,
     test: {
       name,
-      include,
-      exclude,
+      include: FILES(name),
+      exclude: ["tests/fixtures/**"],
       globalSetup: needsPostgres ? ["tests/setup/global-setup.ts"] : [],
       // Unit tests (no PostgreSQL) share their workers' loaded modules: loading zod and the document is half the loop.
       isolate: needsPostgres,
@@ -36,10 +41,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       // No database, no build, no network.
-      project("unit", ["tests/unit/**/*.test.ts"], [], false),
-      project("db", DB_TESTS, [], true),
-      // Everything else needs the production build too (npm run build): HTTP, attack and browser tests.
-      project("build", ["tests/**/*.test.ts"], ["tests/unit/**", ...DB_TESTS], true),
+      project("unit", false),
+      project("db", true),
+      // The production build too (npm run build): HTTP, attack and browser tests.
+      project("build", true),
     ],
   },
 });

@@ -123,7 +123,8 @@ function malformedBody(error: unknown): boolean {
 
 /**
  * The route templates of app/api, the metrics' http.route: any other path answered here is the catch-all's, so the
- * number of series stays bounded whatever paths clients send (tests/unit/metric-routes.test.ts keeps the list whole).
+ * number of series stays bounded whatever paths clients send (tests/operations/metric-routes.unit.test.ts keeps the
+ * list whole).
  */
 export const ROUTES: ReadonlySet<string> = new Set([
   "/api/leads",

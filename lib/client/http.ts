@@ -3,8 +3,8 @@ import { request as httpsRequest } from "node:https";
 
 /**
  * One HTTP exchange with the service, never repeated here: retries are decided by the caller (lib/client/client.ts).
- * node:http does not resend a request written to a socket (tests/http/client.test.ts), and costs less CPU per request
- * than fetch (docs/decisions.md, "The importer's cost per row").
+ * node:http does not resend a request written to a socket (tests/client/client.http.test.ts), and costs less CPU per
+ * request than fetch (docs/decisions.md, "The importer's cost per row").
  */
 
 export type Exchange =

@@ -24,7 +24,7 @@ const digits = (min: number, max: number) => `(?:[0-9]${F}){${min},${max}}`;
 
 /**
  * The same rule as one JSON Schema pattern over the value as sent, for the OpenAPI document;
- * tests/unit/document-matches-server.test.ts checks it against normaliseMobile.
+ * tests/docs/document-matches-server.unit.test.ts checks it against normaliseMobile.
  */
 export const MOBILE_PATTERN =
   String.raw`^\s*(?=\S[\s\S]{4,38}\S\s*$)` +

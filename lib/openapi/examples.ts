@@ -8,7 +8,7 @@ import type { responseSchemas } from "@/lib/openapi/schemas";
 
 /**
  * The document's examples, typed by the zod schemas. They name the records of prisma/seed/demo.json, so each
- * request example succeeds as shown after seeding it (tests/integration/document-examples.test.ts).
+ * request example succeeds as shown after seeding it (tests/docs/document-examples.db.test.ts).
  */
 
 type Out<K extends keyof typeof responseSchemas> = z.output<(typeof responseSchemas)[K]>;

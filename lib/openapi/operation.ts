@@ -47,7 +47,7 @@ export interface PathOperation {
 interface OperationSource extends Omit<Operation, "responses" | "x-aliases"> {
   path: string;
   method: Method;
-  /** The curl example that ends the description (tests/integration/document-examples.test.ts runs it). */
+  /** The curl example that ends the description (tests/docs/document-examples.db.test.ts runs it). */
   curl: { query?: string; body?: unknown };
   responses: Record<number, Response>;
   errors?: ErrorCode[];

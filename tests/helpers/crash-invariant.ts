@@ -3,10 +3,11 @@ import type pg from "pg";
 import { expect } from "vitest";
 import { authorised, sendRaw } from "./hostile";
 import { countDrift } from "./kept-counts";
+import { validLead } from "./lead";
 
 /**
- * The crash invariant, for any deployment killed under POST load (tests/stress/crash.stress.ts,
- * tests/stress/pooled.stress.ts): every acknowledged lead (201) is stored with its lead
+ * The crash invariant, for any deployment killed under POST load (tests/scale-out/crash.stress.ts,
+ * tests/scale-out/pooled.stress.ts): every acknowledged lead (201) is stored with its lead
  * customer and exactly one audit entry; nothing else is stored except leads whose answer
  * was lost in the crash; no orphan rows; every kept count is exact.
  */
@@ -40,7 +41,7 @@ export function postUnderLoad(target: () => string): PostLoad & { run: string } 
       sent.push(entry);
       try {
         const response = await sendRaw(
-          authorised("POST", "/api/leads", { leadName, leadMobileNumber: "012-345 6789", referrer }),
+          authorised("POST", "/api/leads", validLead({ leadName, referrer })),
           target(),
           20_000,
         );

@@ -235,7 +235,7 @@ function pools(world: World, run: string): Pools {
 }
 
 /** A valid lead body, built from the pools. */
-function validLead(p: Pools): fc.Arbitrary<Lead> {
+function validLeads(p: Pools): fc.Arbitrary<Lead> {
   const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
   return fc
     .record({
@@ -349,7 +349,7 @@ function serialise(entries: Entry[]): string {
 
 /** A POST body: a lead mutated 0 to 3 times, or raw text damaged in JSON's syntax or UTF-8, or nothing like a lead. */
 function postBody(p: Pools): fc.Arbitrary<{ bytes: Uint8Array; personal: string[]; kind: string }> {
-  const lead = validLead(p);
+  const lead = validLeads(p);
   const fromLead = (l: Lead): Entry[] => Object.entries(l);
   const personalOf = (l: Lead) =>
     ["leadName", "leadMobileNumber", "leadAddress"].filter((k) => typeof l[k] === "string").map((k) => l[k] as string);

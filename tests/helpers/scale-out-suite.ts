@@ -4,11 +4,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { TEST_KEY } from "./api";
 import { authorised, checkEnvelope, createdShape, listShape, sendRaw, stackTraceLines } from "./hostile";
 import { sourceKey } from "@/lib/leads/source-name";
+import { validLead } from "./lead";
 
 /**
  * The scale-out attack, for any deployment of several server processes on one database
- * (tests/stress/scale-out.stress.ts: two processes, each with its own pool;
- * tests/stress/pooled.stress.ts: three behind HAProxy on PgBouncer): a few hundred POSTs
+ * (tests/scale-out/scale-out.stress.ts: two processes, each with its own pool;
+ * tests/scale-out/pooled.stress.ts: three behind HAProxy on PgBouncer): a few hundred POSTs
  * at once, then readers paging through the list while writers keep inserting.
  */
 const CONCURRENT = Number(process.env.STRESS_CONCURRENT ?? 240);
@@ -60,11 +61,11 @@ export function scaleOutSuite(name: string, deployment: () => Deployment): void 
       agents[1].id,
       String(agents[0].id),
     ];
-    const lead: Record<string, unknown> = {
+    const lead: Record<string, unknown> = validLead({
       leadName: `Stress Lead ${run} ${i}`,
       leadMobileNumber: `011-${String(i % 10_000).padStart(4, "0")} ${String(Math.floor(i / 10_000) % 10_000).padStart(4, "0")}`,
       referrer: referrers[i % referrers.length],
-    };
+    });
     const agent = agentChoices[Math.floor(i / referrers.length) % agentChoices.length];
     if (agent !== undefined) lead.assignedAgentId = agent;
     return lead;

@@ -2,7 +2,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 
 /**
  * The column of a Prisma field: its name in snake_case, as every field of prisma/schema.prisma maps it
- * (tests/integration/schema-matches-migrations.test.ts checks each one).
+ * (tests/database/schema-matches-migrations.db.test.ts checks each one).
  */
 export function columnOf(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
