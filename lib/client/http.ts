@@ -100,8 +100,8 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
 
 /**
  * Sends the request and reads the whole answer; rejects on any failure, a redirect included, and when the caller's
- * signal aborts or `timeoutMs` passes first (then `ending.timedOut` is set). One timer per request rather than
- * AbortSignal.timeout and AbortSignal.any: those cost more CPU than the rest of the client's work on a row.
+ * signal aborts or `timeoutMs` passes first (then `ending.timedOut` is set). A timer, not AbortSignal.timeout and
+ * AbortSignal.any, which cost more CPU per request (docs/decisions.md, "The importer's cost per row").
  */
 function send(
   request: ExchangeRequest,
