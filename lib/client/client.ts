@@ -111,6 +111,8 @@ export class LeadsClient {
   private readonly apiKey: string;
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
+  /** Where createLead posts, parsed once: a bulk import posts it for every row. */
+  private readonly leadsUrl: URL;
   /** The last sources list and its ETag, sent back in If-None-Match. */
   private sources: { etag: string; data: SourcesResponse } | null = null;
 
@@ -119,6 +121,7 @@ export class LeadsClient {
     this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.leadsUrl = new URL("/api/leads", this.baseUrl);
   }
 
   /** POST /api/leads: sent once, and again only after a refusal that asks to retry later (nothing was created). */
@@ -128,7 +131,7 @@ export class LeadsClient {
     for (let attempt = 1; ; attempt++) {
       const answer = await exchange({
         method: "POST",
-        url: new URL("/api/leads", this.baseUrl),
+        url: this.leadsUrl,
         apiKey: this.apiKey,
         body,
         timeoutMs: this.timeoutMs,

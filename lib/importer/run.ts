@@ -173,7 +173,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
       );
       return { row, body: body!, intent };
     };
-    // Each worker writes its next row's intent while its current POST is out, so the fsync is off the rows' path.
+    // Each worker writes its next row's intent while its current POST is out, so the disk write is off the rows' path.
     const worker = async () => {
       for (let next = prepare(); next;) {
         const { row, body, intent } = next;
