@@ -40,13 +40,17 @@ export function mustRun(
   return output;
 }
 
-/** Every file under a folder with its SHA-256, but what the host's tools write and the `generated` client. */
+/**
+ * Every file under a folder with its SHA-256, but what the host's tools write (in any folder: a workspace's apps and
+ * packages have their own) and the `generated` client.
+ */
 export function tree(dir: string, generated = "app/generated"): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (relative: string) => {
     for (const name of readdirSync(path.join(dir, relative))) {
       const child = relative ? `${relative}/${name}` : name;
-      if (["node_modules", ".next", generated, "next-env.d.ts", "tsconfig.tsbuildinfo"].includes(child)) continue;
+      if (child === generated || ["node_modules", ".next", "next-env.d.ts", "tsconfig.tsbuildinfo"].includes(name))
+        continue;
       if (statSync(path.join(dir, child)).isDirectory()) walk(child);
       else
         files.set(
