@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
 import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
@@ -63,6 +63,14 @@ export function tree(dir: string, generated = "app/generated"): Map<string, stri
   };
   walk("");
   return files;
+}
+
+/** The files added and the files changed from one tree() of a host to another. */
+export function treeChanges(before: Map<string, string>, after: Map<string, string>) {
+  return {
+    added: [...after.keys()].filter((f) => !before.has(f)),
+    changed: [...before.keys()].filter((f) => after.get(f) !== before.get(f)).sort(),
+  };
 }
 
 /** The steps the install printed after "Left to do", without their numbers. */
@@ -177,4 +185,22 @@ export async function followSteps(
     if (step.endsWith(" build")) build = problems(output);
   }
   return build;
+}
+
+/**
+ * `npm run host:uninstall -- <app> --yes` with the host's database, then the steps it prints, run as printed in the
+ * app's folder, then the app's build from scratch (the last build's route types still name the module's routes).
+ * Returns what the uninstall printed and the problems the build printed.
+ */
+export function uninstallAndBuild(
+  app: string,
+  manager: "npm" | "pnpm",
+  env: Record<string, string | undefined>,
+): { output: string; build: string[] } {
+  const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", app, "--yes"], ROOT, {
+    DATABASE_URL: env.DATABASE_URL,
+  });
+  for (const step of printedSteps(output)) mustRun("sh", ["-c", step], app, env);
+  rmSync(path.join(app, ".next"), { recursive: true, force: true });
+  return { output, build: problems(mustRun(manager, ["run", "build"], app, env)) };
 }

@@ -20,6 +20,8 @@ import {
   run,
   startHost,
   tree,
+  treeChanges,
+  uninstallAndBuild,
 } from "../helpers/host-app";
 import { createEmptyDatabase } from "../helpers/host-install";
 
@@ -93,8 +95,7 @@ afterAll(async () => {
 
 describe("npm run host:install into the app of an npm-workspaces monorepo, its schema in a workspace package", () => {
   it("puts the module's files into the app and its models and migrations beside the package's schema", () => {
-    const added = [...afterInstall.keys()].filter((f) => !before.has(f));
-    const changed = [...before.keys()].filter((f) => afterInstall.get(f) !== before.get(f)).sort();
+    const { added, changed } = treeChanges(before, afterInstall);
     expect(changed).toEqual([`${APP}/next.config.ts`, `${APP}/package.json`, `${DB}/prisma/schema.prisma`]);
     expect(added.filter((f) => !f.startsWith(`${APP}/`) && !f.startsWith(`${DB}/prisma/migrations/`))).toEqual([]);
     for (const file of [
@@ -166,15 +167,11 @@ describe("npm run host:install into the app of an npm-workspaces monorepo, its s
     const pageWithLead = await referralsPage(baseUrl);
     await server!.stop();
     server = undefined;
-    const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", app, "--yes"], ROOT, {
-      DATABASE_URL: db.url,
-    });
+    const { output, build } = uninstallAndBuild(app, "npm", env);
     expect(output).toContain(`- ../../${DB}/prisma/schema.prisma: removed Customer.sourceName`);
-    expect(output.trim().split("\n").at(-1)).toBe(`1. ${GENERATE}`);
-    mustRun("sh", ["-c", GENERATE], app, env);
+    expect(printedSteps(output)).toEqual([GENERATE]);
     expect(tree(root, GENERATED)).toEqual(before);
-    rmSync(path.join(app, ".next"), { recursive: true, force: true });
-    expect(problems(mustRun("npm", ["run", "build"], app, env))).toEqual(buildBefore);
+    expect(build).toEqual(buildBefore);
     expect(checks(app, env)).toEqual(checksBefore);
     // The host's rows stay, the module's lead among them.
     ({ group: server, url: baseUrl } = await startHost(app, "npm", env));

@@ -21,6 +21,8 @@ import {
   run,
   startHost,
   tree,
+  treeChanges,
+  uninstallAndBuild,
 } from "../helpers/host-app";
 import { createEmptyDatabase } from "../helpers/host-install";
 
@@ -44,6 +46,7 @@ let installOutput: string;
 let before: Map<string, string>;
 let afterInstall: Map<string, string>;
 let gateFailure: ReturnType<typeof run>;
+let gateBefore: string;
 let checksBefore: ReturnType<typeof checks>;
 let buildBefore: string[];
 let buildAfter: string[];
@@ -85,8 +88,8 @@ beforeAll(async () => {
     .split("\n")
     .find((line) => line.startsWith(`- ${GATE} `))!
     .split("first in it: ")[1];
-  const gate = readFileSync(path.join(host, GATE), "utf8");
-  writeFileSync(path.join(host, GATE), gate.replace(/(export function proxy\(.*\) \{\n)/, `$1  ${statement}\n`));
+  gateBefore = readFileSync(path.join(host, GATE), "utf8");
+  writeFileSync(path.join(host, GATE), gateBefore.replace(/(export function proxy\(.*\) \{\n)/, `$1  ${statement}\n`));
   const settings = { ...env, LEADS_API_KEY: TEST_KEY };
   buildAfter = await followSteps(printedSteps(installOutput).slice(1), host, settings, async () => {
     ({ group: server, url: baseUrl } = await startHost(host, "pnpm", settings, "/login"));
@@ -102,8 +105,7 @@ afterAll(async () => {
 
 describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm with its own gate", () => {
   it("puts the module under src/, merges the schema folder, keeps the gate, prints pnpm's steps", () => {
-    const added = [...afterInstall.keys()].filter((f) => !before.has(f));
-    const changed = [...before.keys()].filter((f) => afterInstall.get(f) !== before.get(f)).sort();
+    const { added, changed } = treeChanges(before, afterInstall);
     expect(changed).toEqual([
       "next.config.ts",
       "package.json",
@@ -183,4 +185,20 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     expect(buildAfter).toEqual(buildBefore);
     expect(pageAfter).toEqual(pageBefore);
   }, 300_000);
+
+  it("host:uninstall --yes: the schema folder, the host's files, lint, typecheck, build and page are as before", async () => {
+    const pageWithLead = await referralsPage(baseUrl, SESSION);
+    await server.stop();
+    // The gate's line is the host's own edit, taken out by the host.
+    writeFileSync(path.join(host, GATE), gateBefore);
+    const { output, build } = uninstallAndBuild(host, "pnpm", env);
+    expect(output).toContain("- prisma/schema: removed Customer.sourceName");
+    expect(printedSteps(output)).toEqual(["pnpm install --no-frozen-lockfile && pnpm exec prisma generate"]);
+    expect(tree(host, "src/generated")).toEqual(before);
+    expect(build).toEqual(buildBefore);
+    expect(checks(host, env, "pnpm")).toEqual(checksBefore);
+    // The host's rows stay, the module's lead among them.
+    ({ group: server, url: baseUrl } = await startHost(host, "pnpm", env, "/login"));
+    expect(await referralsPage(baseUrl, SESSION)).toEqual(pageWithLead);
+  }, 600_000);
 });
