@@ -17,20 +17,19 @@ export function openHost(folder: string): HostFolder {
   }
 }
 
-/** The `workspaces` of the package.json at the root of `folder`; none where it has none or cannot be read. */
-export function workspacePatterns(folder: HostFolder, manifest = `${folder.toBoundary}package.json`): string[] {
+/** The `workspaces` of the package.json at the boundary of `folder`; none where it has none or cannot be read. */
+function workspacePatterns(folder: HostFolder): string[] {
   let json: unknown;
   try {
-    json = JSON.parse(folder.readText(manifest) ?? "null");
+    json = JSON.parse(folder.readText(`${folder.toBoundary}package.json`) ?? "null");
   } catch (error) {
     // A folder above the app that is not a workspace's root is no concern of the install's.
     if (error instanceof Refusal || error instanceof SyntaxError) return [];
     throw error;
   }
   const workspaces = (json as { workspaces?: unknown } | null)?.workspaces;
-  const list = Array.isArray(workspaces) ? workspaces : (workspaces as { packages?: unknown } | undefined)?.packages;
-  return Array.isArray(list)
-    ? list.filter((p): p is string => typeof p === "string").map((p) => p.replace(/^\.\//, "").replace(/\/$/, ""))
+  return Array.isArray(workspaces)
+    ? workspaces.filter((p): p is string => typeof p === "string").map((p) => p.replace(/^\.\//, "").replace(/\/$/, ""))
     : [];
 }
 
