@@ -80,10 +80,15 @@ export interface MigrationChecksums {
   earlier: Record<string, string>;
 }
 
-export const CHECKSUMS_FILE = path.join("prisma", "migrations", "checksums.json");
+/**
+ * The folder of the migrations the runner applies, from the folder the server runs in: `host:install` writes a host's
+ * own here where they sit elsewhere (a workspace package's). A literal in this file, so that Next's build traces it.
+ */
+const MIGRATIONS_FOLDER = "prisma/migrations";
+export const CHECKSUMS_FILE = path.join(MIGRATIONS_FOLDER, "checksums.json");
 
 export async function readMigrations(): Promise<Migration[]> {
-  const dir = path.join(process.cwd(), "prisma", "migrations");
+  const dir = path.join(process.cwd(), MIGRATIONS_FOLDER);
   const entries = await readdir(dir, { withFileTypes: true });
   const names = entries
     .filter((e) => e.isDirectory())

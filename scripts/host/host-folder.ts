@@ -8,6 +8,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmdirSync,
@@ -58,25 +59,53 @@ interface Staged {
   before?: Buffer;
 }
 
+/**
+ * The host's app folder (`root`), whose relative paths every method takes, inside the folder no access may leave
+ * (`boundary`): the app's own folder, or the root of the npm workspace that holds the app (scripts/host/workspace.ts),
+ * whose other packages the app's paths reach by leading `../`.
+ */
 export class HostFolder {
   readonly root: string;
+  readonly boundary: string;
+  /** The path from the app folder up to the boundary: "" or, in a workspace, "../" for each level (`../../`). */
+  readonly toBoundary: string;
+  /** The app folder's path from the boundary, as parts ([] for the app's own folder). */
+  private readonly appParts: string[];
   private readonly staged = new Map<string, Staged>();
 
-  constructor(folder: string) {
+  constructor(folder: string, boundary?: string) {
     const stat = lstatOrUndefined(folder);
     if (!stat) refuse(`${folder} does not exist`);
     this.root = realpathSync(folder);
     if (!lstatSync(this.root).isDirectory()) refuse(`${folder} is not a folder`);
+    this.boundary = boundary ?? this.root;
+    const fromBoundary = path.relative(this.boundary, this.root);
+    this.appParts = fromBoundary ? fromBoundary.split(path.sep) : [];
+    if (this.appParts[0] === "..") throw new Error(`${this.root} is not inside ${this.boundary}`);
+    this.toBoundary = "../".repeat(this.appParts.length);
   }
 
   /**
-   * The real path of `relative` inside the host: each part that is a link must resolve inside the folder, each
-   * folder on the way must be a folder, and what is there must be a regular file or nothing.
+   * `relative` (from the app folder) as a path from the boundary, or undefined where it is not one inside it: leading
+   * `../` parts only, no further up than the boundary, and then a path of named parts.
+   */
+  inside(relative: string): string | undefined {
+    let up = 0;
+    while (relative.startsWith("../", up * 3)) up++;
+    const rest = relative.slice(up * 3);
+    if (up > this.appParts.length || (rest === "" ? up === 0 : !isInsidePath(rest))) return undefined;
+    return [...this.appParts.slice(0, this.appParts.length - up), ...(rest ? [rest] : [])].join("/");
+  }
+
+  /**
+   * The real path of `relative` inside the boundary: each part that is a link must resolve inside it, each folder
+   * on the way must be a folder, and what is there must be a regular file or nothing.
    */
   private locate(relative: string): string {
-    if (!isInsidePath(relative)) refuse(`${JSON.stringify(relative)} is not a path inside the host folder`);
-    const parts = relative.split("/");
-    let current = this.root;
+    const fromBoundary = this.inside(relative);
+    if (!fromBoundary) refuse(`${JSON.stringify(relative)} is not a path inside the host folder`);
+    const parts = fromBoundary.split("/");
+    let current = this.boundary;
     for (const [i, part] of parts.entries()) {
       const next = path.join(current, part);
       const stat = lstatOrUndefined(next);
@@ -89,7 +118,7 @@ export class HostFolder {
         } catch {
           refuse(`${shown} is a link to nothing; remove it or make it a file of the host`);
         }
-        if (path.relative(this.root, target).split(path.sep)[0] === "..")
+        if (path.relative(this.boundary, target).split(path.sep)[0] === "..")
           refuse(`${shown} is a link to ${target}, outside the host folder`);
         current = target;
       } else current = next;
@@ -99,6 +128,20 @@ export class HostFolder {
       if (last && !kind.isFile()) refuse(`${shown} is not a regular file`);
     }
     return current;
+  }
+
+  /** The regular files and the folders (no links) in a folder inside the boundary; none where there is no folder. */
+  list(relative: string): { files: string[]; folders: string[] } {
+    const fromBoundary = relative === "" ? this.appParts.join("/") : this.inside(relative.replace(/([^.])\/$/, "$1"));
+    if (fromBoundary === undefined) refuse(`${JSON.stringify(relative)} is not a path inside the host folder`);
+    const folder = path.join(this.boundary, fromBoundary);
+    const real = lstatOrUndefined(folder)?.isDirectory() ? realpathSync(folder) : undefined;
+    if (!real || path.relative(this.boundary, real).split(path.sep)[0] === "..") return { files: [], folders: [] };
+    const entries = readdirSync(real, { withFileTypes: true });
+    return {
+      files: entries.filter((e) => e.isFile()).map((e) => e.name),
+      folders: entries.filter((e) => e.isDirectory()).map((e) => e.name),
+    };
   }
 
   /** Whether `relative` is a regular file in the host (after the checks of locate). */
@@ -170,7 +213,7 @@ export class HostFolder {
 
   /** Removes the folders left empty by removed files, from `relative`'s folder up to the host folder. */
   pruneEmptyFolders(relative: string): void {
-    for (let dir = path.posix.dirname(relative); dir !== "."; dir = path.posix.dirname(dir)) {
+    for (let dir = path.posix.dirname(relative); !/^(\.|(\.\.\/)*\.\.)$/.test(dir); dir = path.posix.dirname(dir)) {
       const folder = path.join(this.root, dir);
       if (!lstatOrUndefined(folder)?.isDirectory()) return;
       try {

@@ -5,7 +5,7 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
-import { HostFolder, refuse, refusalSentence } from "./host-folder";
+import { refuse, refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage, type HostPackage } from "./host-package";
 import { moduleFiles, PRELOAD_FILE, preloadFor, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
@@ -23,10 +23,15 @@ import {
   type PackageManager,
 } from "./project-info";
 import { mergeSchemaFiles } from "./schema-files";
+import { openHost } from "./workspace";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
 const HOST_SCHEMA = "prisma/schema.prisma";
-/** Where the module's migrations go, and the folder its runner applies at start (lib/db/migrate.ts). */
+/** The module's migration runner, and its line naming the folder it applies at start, written with the host's. */
+const MIGRATION_RUNNER = {
+  file: "lib/db/migrate.ts",
+  folder: (folder: string) => `const MIGRATIONS_FOLDER = "${folder}";`,
+};
 const MODULE_MIGRATIONS = "prisma/migrations";
 /** The file of a host's schema folder that the models the host lacks go into. */
 const SCHEMA_FOLDER_FILE = "lead_intake.prisma";
@@ -36,6 +41,7 @@ const NEEDS_FILE = "scripts/host/needs.json";
 const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
 /** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, host:check's runner */
 const UNIMPORTED = { dependencies: ["prisma", "@prisma/client", "swagger-ui-dist"], devDependencies: ["tsx"] };
+const PRISMA_PACKAGES = ["prisma", "@prisma/client"];
 const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
 const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
@@ -47,11 +53,9 @@ const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) 
 
 function main(hostArg: string | undefined): void {
   if (!hostArg) refuse("Name the host app's folder: npm run host:install -- <host-dir>");
-  const host = new HostFolder(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
+  const host = openHost(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
   const hostPackage = readHostPackage(host);
   const project = readHostProject(host);
-  if (project.migrations !== MODULE_MIGRATIONS)
-    refuse(`the host's migrations are in ${project.migrations}; the module applies ${MODULE_MIGRATIONS} at start`);
 
   // Everything is read and decided before anything is written: a refusal leaves the host as it was.
   const record = readRecord(host);
@@ -132,12 +136,13 @@ function main(hostArg: string | undefined): void {
       `${report.removed.length} removed (recorded in ${STATE_FILE})`,
     ...report.kept.map((file) => `- kept, edited by the host (compare with the module's): ${file}`),
     `- ${schema.where}: ${schema.created ? "written with the module's models" : schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
+    ...(project.schemaPackage ? [`- ${workspaceLine(host, project, project.schemaPackage)}`] : []),
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
     ...packages.notes.map((note) => `- ${note}`),
     `- ${nextConfig.line}`,
     ...(project.gate ? [`- ${gateLine(project.gate)}`] : []),
     "Left to do, in the host's folder:",
-    ...leftToDo(project.packageManager).map((step, i) => `${i + 1}. ${step}`),
+    ...leftToDo(project.packageManager, project.schemaPackage?.name).map((step, i) => `${i + 1}. ${step}`),
   ];
   console.log(lines.join("\n"));
 }
@@ -146,9 +151,9 @@ function main(hostArg: string | undefined): void {
  * The steps after the install, each a command to run as printed but the settings: the packages and the client, the
  * settings, the build, the host's own start (its start script, which has the preload), then the check.
  */
-function leftToDo(manager: PackageManager): string[] {
+function leftToDo(manager: PackageManager, schemaPackage: string | undefined): string[] {
   return [
-    installAndGenerate(manager),
+    installAndGenerate(manager, schemaPackage),
     `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL (the ` +
       "host's PostgreSQL) in the environment or the host's .env",
     `${manager} run build`,
@@ -184,10 +189,33 @@ function planSchema(
   return { changed: merge.changed, added: merge.added, where };
 }
 
-/** A module file as the host gets it: its imports of the module's alias written with the host's. */
+/**
+ * A module file as the host gets it: its imports of the module's alias written with the host's, and the folder its
+ * migration runner applies written as the host's folder of migrations.
+ */
 function moduleFileFor(project: HostProject, file: string): string | Buffer {
   const content = readFileSync(path.join(MODULE_ROOT, file));
-  return hasImports(file) ? withHostAlias(content.toString("utf8"), project.alias) : content;
+  if (!hasImports(file)) return content;
+  const source = withHostAlias(content.toString("utf8"), project.alias);
+  if (file !== MIGRATION_RUNNER.file) return source;
+  const line = MIGRATION_RUNNER.folder(MODULE_MIGRATIONS);
+  if (!source.includes(line)) throw new Error(`${file} has no line ${line}`);
+  return source.replace(line, MIGRATION_RUNNER.folder(project.migrations));
+}
+
+/** Where the install put what in an npm workspace, from its root: the app, the schema's package, the migrations. */
+function workspaceLine(
+  host: HostFolder,
+  project: HostProject,
+  schemaPackage: { name: string; folder: string },
+): string {
+  const fromRoot = (relative: string) => host.inside(relative) ?? relative;
+  return (
+    `workspace ${host.boundary}: the module's files and packages go into the app ` +
+    `(${path.relative(host.boundary, host.root)}), its models into the schema of ${schemaPackage.name} ` +
+    `(${fromRoot(project.schemaFolder ?? project.schemaFiles[0])}), its migrations into ${fromRoot(project.migrations)}, ` +
+    `and ${schemaPackage.name} generates the client`
+  );
 }
 
 /** Bare package names the files import (static, dynamic and type imports), read by TypeScript's own pre-parser. */
@@ -232,8 +260,9 @@ function planPackages(hostPackage: HostPackage, files: string[], project: HostPr
       if (peer in ownDependencies && !HOST_PACKAGES.has(peer)) wanted.set(peer, "dependencies");
     }
   }
+  // The Prisma CLI and the client's runtime belong to the package that generates the client: a workspace's has them.
   for (const [kind, names] of Object.entries(UNIMPORTED) as [keyof typeof UNIMPORTED, string[]][])
-    for (const name of names) wanted.set(name, kind);
+    for (const name of names) if (!(project.schemaPackage && PRISMA_PACKAGES.includes(name))) wanted.set(name, kind);
   const added: Record<string, string> = {};
   for (const [name, kind] of [...wanted].sort(([a], [b]) => a.localeCompare(b))) {
     const version = lock.packages[`node_modules/${name}`]?.version;

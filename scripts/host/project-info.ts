@@ -1,11 +1,12 @@
 // What `host:install` reads of a host before it changes anything (docs/host-guide.md, "Host shapes"): where its
 // source lives and by which alias, its Prisma schema and client, its package manager, the versions it runs on, and
 // its own request gate. Each answer comes from the host's files the way Next, TypeScript and Prisma read them.
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import { getSchema } from "@mrleebo/prisma-ast";
 import ts from "typescript";
 import { refuse, type HostFolder } from "./host-folder";
+import { workspaceFolders } from "./workspace";
 
 export type PackageManager = "npm" | "pnpm";
 
@@ -20,6 +21,11 @@ export interface HostProject {
   alias: string;
   /** Where `app/` is, and so where the module's sources go: "" or "src/". */
   sourceRoot: "" | "src/";
+  /**
+   * The workspace package that holds the schema and generates the client, where that is not the app: its name and
+   * folder (`../../packages/db`). Every path of the schema's below is relative to the app all the same.
+   */
+  schemaPackage?: { name: string; folder: string };
   /** The host's Prisma schema files (host-relative); none when the host has no schema yet. */
   schemaFiles: string[];
   /** The folder of a schema split into several files (prisma/schema/), where new models go into a file of their own. */
@@ -53,24 +59,25 @@ export function readHostProject(host: HostFolder): HostProject {
   const manifest = readJson<Manifest>(host, "package.json");
   const sourceRoot = sourceRootOf(host);
   const alias = aliasOf(host, sourceRoot);
-  const prismaConfig = CONFIG_NAMES.find((name) => host.exists(name));
-  const configured = prismaConfig ? prismaConfigPaths(host.readText(prismaConfig) ?? "", prismaConfig) : {};
-  const schema = schemaOf(host, manifest, configured.schema);
+  const home = schemaHomeOf(host, manifest);
+  const schema = home.schema;
   const schemaTexts = schema.files.map((file) => host.readText(file) ?? "");
   const datasourceFile = schema.files.find((_, i) => /^\s*datasource\s/m.test(schemaTexts[i])) ?? schema.files[0];
   const migrations =
-    configured.migrations ?? (datasourceFile ? joinPath(dirnameOf(datasourceFile), "migrations") : "prisma/migrations");
+    home.configured.migrations ??
+    (datasourceFile ? joinPath(dirnameOf(datasourceFile), "migrations") : "prisma/migrations");
   const client = clientOf(schemaTexts, schema.files);
   return {
     alias,
     sourceRoot,
+    schemaPackage: home.package,
     schemaFiles: schema.files,
     schemaFolder: schema.folder,
-    prismaConfig,
+    prismaConfig: home.prismaConfig,
     migrations,
     client,
     packageManager: packageManagerOf(host),
-    majors: majorsOf(manifest),
+    majors: majorsOf(manifest, home.manifest),
     // Only named, never read: a gate that is a link, even to nothing, is the host's to keep.
     gate: [sourceRoot, ""]
       .flatMap((root) => GATE_NAMES.map((name) => `${root}${name}`))
@@ -150,19 +157,64 @@ export function prismaConfigPaths(text: string, fileName: string): { schema?: st
   return { schema: clean(found.schema), migrations: clean(found.migrations) };
 }
 
+interface SchemaHome {
+  package?: { name: string; folder: string };
+  manifest?: Manifest;
+  prismaConfig?: string;
+  /** prisma.config.ts's paths, relative to the app. */
+  configured: { schema?: string; migrations?: string };
+  schema: { files: string[]; folder?: string };
+}
+
+/**
+ * Where the host's Prisma schema is, as Prisma finds it in a package's folder: the app's own, else, in an npm
+ * workspace, the one workspace package the app depends on that has a schema (where its client is generated).
+ */
+export function schemaHomeOf(host: HostFolder, manifest = readJson<Manifest>(host, "package.json")): SchemaHome {
+  const own = schemaIn(host, "", manifest);
+  if (own.schema.files.length || own.prismaConfig || !host.toBoundary) return own;
+  const wanted = new Set(Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }));
+  const homes = workspaceFolders(host).flatMap((folder) => {
+    const packageManifest = host.exists(`${folder}/package.json`)
+      ? readJson<Manifest>(host, `${folder}/package.json`)
+      : undefined;
+    const name = packageManifest?.name;
+    if (typeof name !== "string" || !wanted.has(name) || !packageManifest) return [];
+    const home = schemaIn(host, `${folder}/`, packageManifest);
+    return home.schema.files.length ? [{ ...home, package: { name, folder } }] : [];
+  });
+  if (homes.length > 1)
+    refuse(
+      `the app depends on ${homes.length} workspace packages with a Prisma schema (${homes.map((h) => h.package.name).join(", ")}); ` +
+        "the module's models go into one",
+    );
+  return homes[0] ?? own;
+}
+
+/** The schema of the package in `base` ("" or `../../packages/db/`), with its prisma.config.ts where it has one. */
+function schemaIn(host: HostFolder, base: string, manifest: Manifest): SchemaHome {
+  const prismaConfig = CONFIG_NAMES.map((name) => `${base}${name}`).find((file) => host.exists(file));
+  const fromConfig = prismaConfig ? prismaConfigPaths(host.readText(prismaConfig) ?? "", prismaConfig) : {};
+  const configured = {
+    schema: fromConfig.schema && joinPath(base, fromConfig.schema),
+    migrations: fromConfig.migrations && joinPath(base, fromConfig.migrations),
+  };
+  return { manifest, prismaConfig, configured, schema: schemaOf(host, base, manifest, configured.schema) };
+}
+
 /** The schema's files, where Prisma looks: prisma.config.ts's `schema`, package.json's `prisma.schema`, the default. */
 function schemaOf(
   host: HostFolder,
+  base: string,
   manifest: Manifest,
   configured: string | undefined,
 ): { files: string[]; folder?: string } {
-  const named = configured ?? (typeof manifest.prisma?.schema === "string" ? manifest.prisma.schema : undefined);
-  const candidates = named
-    ? [named.replace(/^\.\//, "").replace(/\/$/, "")]
-    : ["prisma/schema.prisma", "schema.prisma"];
+  const fromManifest = typeof manifest.prisma?.schema === "string" ? joinPath(base, manifest.prisma.schema) : undefined;
+  const named = configured ?? fromManifest;
+  const candidates = named ? [named] : [`${base}prisma/schema.prisma`, `${base}schema.prisma`];
   for (const candidate of candidates) {
     if (candidate.endsWith(".prisma") && host.exists(candidate)) return { files: [candidate] };
-    const files = candidate.endsWith(".prisma") ? [] : filesIn(host, candidate).filter((f) => f.endsWith(".prisma"));
+    const files = candidate.endsWith(".prisma") ? [] : host.list(candidate).files.filter((f) => f.endsWith(".prisma"));
     if (files.length) return { files: files.map((f) => `${candidate}/${f}`).sort(), folder: candidate };
   }
   if (named) refuse(`the Prisma schema ${named} named by the host is not there`);
@@ -199,10 +251,12 @@ function clientOf(texts: string[], files: string[]): PrismaClientInfo | undefine
 
 /** The host's package manager, by its lockfile or its package.json's `packageManager`; refuses any but npm and pnpm. */
 export function packageManagerOf(host: HostFolder): PackageManager {
-  const manifest = readJson<Manifest>(host, "package.json");
-  if (host.exists("pnpm-lock.yaml")) return "pnpm";
-  if (host.exists("package-lock.json")) return "npm";
-  const other = ["yarn.lock", "bun.lock", "bun.lockb"].find((f) => host.exists(f));
+  // In a workspace, the lockfile and the package manager are the workspace root's.
+  const root = host.toBoundary;
+  const manifest = readJson<Manifest>(host, `${root}package.json`);
+  if (host.exists(`${root}pnpm-lock.yaml`)) return "pnpm";
+  if (host.exists(`${root}package-lock.json`)) return "npm";
+  const other = ["yarn.lock", "bun.lock", "bun.lockb"].find((f) => host.exists(`${root}${f}`));
   const declared = typeof manifest.packageManager === "string" ? manifest.packageManager.split("@")[0] : undefined;
   if (other || (declared && declared !== "npm" && declared !== "pnpm"))
     refuse(`the host uses ${other ?? declared}; the install supports npm and pnpm`);
@@ -218,10 +272,13 @@ function lowest(manifest: Manifest, name: string): { major: number; minor: numbe
   return { major: Number(match[1]), minor: Number(match[2] ?? 0) };
 }
 
-function majorsOf(manifest: Manifest): HostProject["majors"] {
+/** The versions the app runs on; Prisma's as the package that holds the schema lists it, where the app does not. */
+function majorsOf(manifest: Manifest, schemaManifest: Manifest = manifest): HostProject["majors"] {
   const next = lowest(manifest, "next");
   if (!next) refuse("the host's package.json does not depend on next; name the folder of a Next.js app");
-  const prisma = lowest(manifest, "prisma") ?? lowest(manifest, "@prisma/client");
+  const prisma = [manifest, schemaManifest]
+    .flatMap((m) => [lowest(m, "prisma"), lowest(m, "@prisma/client")])
+    .find((found) => found !== undefined);
   const zod = lowest(manifest, "zod");
   const supported = (name: string, major: number, majors: readonly number[]) => {
     if (!majors.includes(major))
@@ -236,24 +293,17 @@ function majorsOf(manifest: Manifest): HostProject["majors"] {
   return { next: next.major, prisma: prisma?.major, zod };
 }
 
-/** The names of the regular files in a host folder that is a real folder inside the host (no link); [] when none. */
-function filesIn(host: HostFolder, relative: string): string[] {
-  const folder = path.join(host.root, relative);
-  const stat = lstatSync(folder, { throwIfNoEntry: false });
-  if (!stat?.isDirectory() || relative.split("/").includes("..")) return [];
-  return readdirSync(folder, { withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => entry.name);
-}
-
 const dirnameOf = (file: string) => (file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "");
 
-/** A host-relative path joined and normalised with "/" (".." resolved), as Prisma resolves a schema's `output`. */
+/**
+ * A host-relative path joined and normalised with "/" (".." resolved), as Prisma resolves a schema's `output`; the
+ * leading ".." of a workspace package's paths stay.
+ */
 function joinPath(folder: string, relative: string): string {
   const parts: string[] = [];
   for (const part of `${folder}/${relative}`.split("/")) {
     if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
+    if (part === ".." && parts.length && parts[parts.length - 1] !== "..") parts.pop();
     else parts.push(part);
   }
   return parts.join("/");
@@ -286,7 +336,8 @@ export function clientImportOf(project: HostProject): string | undefined {
   const entry = client.provider === "prisma-client" ? `${client.output}/client` : client.output;
   const own = hostPathOf(project, MODULE_CLIENT).replace(/\.ts$/, "");
   if (entry === own) return undefined;
-  if (entry.startsWith(project.sourceRoot)) return `${project.alias}/${entry.slice(project.sourceRoot.length)}`;
+  if (entry.startsWith(project.sourceRoot) && !entry.startsWith("../"))
+    return `${project.alias}/${entry.slice(project.sourceRoot.length)}`;
   const relative = path.posix.relative(path.posix.dirname(own), entry);
   return relative.startsWith(".") ? relative : `./${relative}`;
 }

@@ -1,32 +1,35 @@
 // The host's record of what `host:install` put into it (.lead-intake-module.json), which a later install and
 // `host:uninstall` read: both trust nothing in it that they have not checked.
 import { z } from "zod";
-import { isInsidePath, refuse, type HostFolder } from "./host-folder";
+import { refuse, type HostFolder } from "./host-folder";
 import { STATE_FILE } from "./manifest";
 
-const insidePath = z.string().refine(isInsidePath, { message: "is not a path inside the host folder" });
+/** The record of a host whose paths (from the app's folder) `inside` tells inside the host folder or not. */
+const recordSchemaOf = (inside: (relative: string) => boolean) => {
+  const insidePath = z.string().refine(inside, { message: "is not a path inside the host folder" });
+  return z.object({
+    version: z.string(),
+    /** Each file the install wrote, with its SHA-256 as written. */
+    files: z.record(insidePath, z.string().regex(/^[0-9a-f]{64}$/, { message: "is not a SHA-256" })),
+    /** The packages the install added to package.json, with the version it wrote. */
+    packages: z.record(z.string(), z.string()).default({}),
+    /** The models and fields the install added to the Prisma schema, as `Model` or `Model.field`. */
+    schema: z.array(z.string()).default([]),
+    /** The package.json scripts the install set: what was there before (null: none) and what it wrote. */
+    scripts: z.record(z.string(), z.object({ before: z.string().nullable(), after: z.string() })).default({}),
+    /** The packages the install added to serverExternalPackages, and whether it created the property. */
+    nextConfig: z
+      .object({ file: insidePath, packages: z.array(z.string()), created: z.boolean() })
+      .nullable()
+      .default(null),
+  });
+};
 
-const recordSchema = z.object({
-  version: z.string(),
-  /** Each file the install wrote, with its SHA-256 as written. */
-  files: z.record(insidePath, z.string().regex(/^[0-9a-f]{64}$/, { message: "is not a SHA-256" })),
-  /** The packages the install added to package.json, with the version it wrote. */
-  packages: z.record(z.string(), z.string()).default({}),
-  /** The models and fields the install added to the Prisma schema, as `Model` or `Model.field`. */
-  schema: z.array(z.string()).default([]),
-  /** The package.json scripts the install set: what was there before (null: none) and what it wrote. */
-  scripts: z.record(z.string(), z.object({ before: z.string().nullable(), after: z.string() })).default({}),
-  /** The packages the install added to serverExternalPackages, and whether it created the property. */
-  nextConfig: z
-    .object({ file: insidePath, packages: z.array(z.string()), created: z.boolean() })
-    .nullable()
-    .default(null),
-});
-
-export type InstallRecord = z.infer<typeof recordSchema>;
+export type InstallRecord = z.infer<ReturnType<typeof recordSchemaOf>>;
 
 /** The host's record, checked; an empty one when the host has none. */
 export function readRecord(host: HostFolder): InstallRecord {
+  const recordSchema = recordSchemaOf((relative) => host.inside(relative) !== undefined);
   const text = host.readText(STATE_FILE);
   if (text === undefined) return recordSchema.parse({ version: "", files: {} });
   let json: unknown;

@@ -6,17 +6,17 @@ import path from "node:path";
 import * as nextEnv from "@next/env";
 import pg from "pg";
 import { classifyFailure } from "../../lib/db/failures";
-import { HostFolder, refuse, refusalSentence } from "./host-folder";
+import { refuse, refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { migrationObjects, type MigrationObjects } from "../../lib/runtime/migration-objects.mjs";
 import { withoutServerExternalPackages } from "./next-config";
-import { packageManagerOf } from "./project-info";
+import { packageManagerOf, schemaHomeOf } from "./project-info";
 import { readRecord } from "./record";
 import { withoutAdded } from "./schema-removal";
+import { openHost } from "./workspace";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
-const HOST_SCHEMA = "prisma/schema.prisma";
 /** The files `next start` reads its environment from (production), as host:check reads them. */
 const ENV_FILES = [".env.production.local", ".env.local", ".env.production", ".env"];
 /** How long the drops wait for the host's tables (a trigger's drop locks its table) before giving up. */
@@ -30,9 +30,10 @@ async function main(args: string[]): Promise<void> {
   const hostArg = args.find((a) => !a.startsWith("-"));
   if (!hostArg) refuse("Name the host app's folder: npm run host:uninstall -- <host-dir> [--yes]");
   const yes = args.includes("--yes");
-  const host = new HostFolder(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
+  const host = openHost(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
   const record = readRecord(host);
   const manager = packageManagerOf(host);
+  const schemaHome = schemaHomeOf(host);
   if (Object.keys(record.files).length === 0) refuse(`${host.root} has no ${STATE_FILE}: the module is not installed`);
   // What to drop is read from this clone's migrations: an older clone would not know a newer module's objects.
   const version = (JSON.parse(readFileSync(path.join(MODULE_ROOT, "package.json"), "utf8")) as { version: string })
@@ -56,7 +57,11 @@ async function main(args: string[]): Promise<void> {
   }
   host.stage(STATE_FILE, null);
   lines.push(`- files: ${removed.length} removed`, ...kept.map((f) => `- kept, edited by the host: ${f}`));
-  lines.push(...planPackageJson(host, record), ...planSchema(host, record), ...planNextConfig(host, record));
+  lines.push(
+    ...planPackageJson(host, record),
+    ...planSchema(host, record, schemaHome.schema),
+    ...planNextConfig(host, record),
+  );
 
   const objects = migrationObjects(path.join(MODULE_ROOT, "prisma/migrations"));
   lines.push(
@@ -88,7 +93,7 @@ async function main(args: string[]): Promise<void> {
     return;
   }
   for (const file of removed) host.pruneEmptyFolders(file);
-  lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(manager)}`);
+  lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(manager, schemaHome.package?.name)}`);
   console.log([`Lead Intake module taken out of ${host.root}:`, ...lines].join("\n"));
 }
 
@@ -134,20 +139,31 @@ function planPackageJson(host: HostFolder, record: ReturnType<typeof readRecord>
   return [`- package.json: ${removed.length ? `removed ${removed.join(", ")}` : "unchanged"}`, ...lines];
 }
 
-function planSchema(host: HostFolder, record: ReturnType<typeof readRecord>): string[] {
-  const text = host.readText(HOST_SCHEMA);
-  if (!record.schema.length || text === undefined) return [];
-  let result: ReturnType<typeof withoutAdded>;
-  try {
-    result = withoutAdded(text, record.schema);
-  } catch (error) {
-    refuse(`${HOST_SCHEMA} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
+/**
+ * The host's schema (where the install found it: a file or a folder of files, in the app or a workspace package)
+ * without the models and fields the install added; a file of a folder left with nothing, the install's, goes.
+ */
+function planSchema(
+  host: HostFolder,
+  record: ReturnType<typeof readRecord>,
+  schema: { files: string[]; folder?: string },
+): string[] {
+  if (!record.schema.length || !schema.files.length) return [];
+  const gone = new Set(record.schema);
+  for (const file of schema.files) {
+    const text = host.readText(file) ?? "";
+    let result: ReturnType<typeof withoutAdded>;
+    try {
+      result = withoutAdded(text, record.schema);
+    } catch (error) {
+      refuse(`${file} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
+    }
+    for (const entry of record.schema) if (!result.missing.includes(entry)) gone.delete(entry);
+    if (result.schema !== text) host.stage(file, schema.folder && result.schema.trim() === "" ? null : result.schema);
   }
-  host.stage(HOST_SCHEMA, result.schema);
-  const gone = new Set(result.missing);
   return [
-    `- ${HOST_SCHEMA}: removed ${record.schema.filter((e) => !gone.has(e)).join(", ") || "nothing"}` +
-      (gone.size ? ` (already gone: ${result.missing.join(", ")})` : ""),
+    `- ${schema.folder ?? schema.files[0]}: removed ${record.schema.filter((e) => !gone.has(e)).join(", ") || "nothing"}` +
+      (gone.size ? ` (already gone: ${[...gone].join(", ")})` : ""),
   ];
 }
 

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
 import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
@@ -8,7 +8,7 @@ import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/proces
 
 /**
  * A host app as its developer runs it, for the tests that install the module into a fixture host
- * (tests/http/host-*.test.ts): its commands, its files, its checks and its own start.
+ * (tests/host/host-*.http.test.ts): its commands, its files, its checks and its own start.
  */
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 export const FIXTURES = path.join(ROOT, "tests/fixtures");
@@ -40,13 +40,17 @@ export function mustRun(
   return output;
 }
 
-/** Every file under a folder with its SHA-256, but what the host's tools write and the `generated` client. */
+/**
+ * Every file under a folder with its SHA-256, but what the host's tools write (in any folder: a workspace's apps and
+ * packages have their own) and the `generated` client.
+ */
 export function tree(dir: string, generated = "app/generated"): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (relative: string) => {
     for (const name of readdirSync(path.join(dir, relative))) {
       const child = relative ? `${relative}/${name}` : name;
-      if (["node_modules", ".next", generated, "next-env.d.ts", "tsconfig.tsbuildinfo"].includes(child)) continue;
+      if (child === generated || ["node_modules", ".next", "next-env.d.ts", "tsconfig.tsbuildinfo"].includes(name))
+        continue;
       if (statSync(path.join(dir, child)).isDirectory()) walk(child);
       else
         files.set(
@@ -59,6 +63,14 @@ export function tree(dir: string, generated = "app/generated"): Map<string, stri
   };
   walk("");
   return files;
+}
+
+/** The files added and the files changed from one tree() of a host to another. */
+export function treeChanges(before: Map<string, string>, after: Map<string, string>) {
+  return {
+    added: [...after.keys()].filter((f) => !before.has(f)),
+    changed: [...before.keys()].filter((f) => after.get(f) !== before.get(f)).sort(),
+  };
 }
 
 /** The steps the install printed after "Left to do", without their numbers. */
@@ -173,4 +185,22 @@ export async function followSteps(
     if (step.endsWith(" build")) build = problems(output);
   }
   return build;
+}
+
+/**
+ * `npm run host:uninstall -- <app> --yes` with the host's database, then the steps it prints, run as printed in the
+ * app's folder, then the app's build from scratch (the last build's route types still name the module's routes).
+ * Returns what the uninstall printed and the problems the build printed.
+ */
+export function uninstallAndBuild(
+  app: string,
+  manager: "npm" | "pnpm",
+  env: Record<string, string | undefined>,
+): { output: string; build: string[] } {
+  const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", app, "--yes"], ROOT, {
+    DATABASE_URL: env.DATABASE_URL,
+  });
+  for (const step of printedSteps(output)) mustRun("sh", ["-c", step], app, env);
+  rmSync(path.join(app, ".next"), { recursive: true, force: true });
+  return { output, build: problems(mustRun(manager, ["run", "build"], app, env)) };
 }

@@ -8,11 +8,11 @@ import path from "node:path";
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 export const FIXTURE = path.join(ROOT, "tests/fixtures/host-app");
 
-/** A temporary folder holding `host` (a copy of the fixture host app) and `outside`, a folder beside it. */
-export function hostCopy(): { parent: string; host: string; outside: string } {
+/** A temporary folder holding `host` (a copy of a fixture host, the app's) and `outside`, a folder beside it. */
+export function hostCopy(fixture = FIXTURE): { parent: string; host: string; outside: string } {
   const parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-"));
   const host = path.join(parent, "host");
-  cpSync(FIXTURE, host, { recursive: true });
+  cpSync(fixture, host, { recursive: true });
   return { parent, host, outside: path.join(parent, "outside") };
 }
 

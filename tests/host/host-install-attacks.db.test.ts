@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HostFolder, Refusal } from "@/scripts/host/host-folder";
 import { STATE_FILE } from "@/scripts/host/manifest";
-import { hostCopy, runHostScript, snapshot } from "../helpers/host-install-run";
+import { hostCopy, ROOT, runHostScript, snapshot } from "../helpers/host-install-run";
 
 /**
  * `host:install` and `host:uninstall` on a host folder made by an attacker: links out of the folder, a record
@@ -20,9 +20,9 @@ afterEach(() => {
   folders = undefined;
 });
 
-/** A copy of the fixture host with a folder beside it; `outside` holds a victim file. */
-function arrange() {
-  folders = hostCopy();
+/** A copy of a fixture host with a folder beside it; `outside` holds a victim file. */
+function arrange(fixture?: string) {
+  folders = hostCopy(fixture);
   mkdirSync(folders.outside);
   writeFileSync(path.join(folders.outside, "victim.txt"), "not the module's\n");
   return folders;
@@ -139,6 +139,33 @@ describe("host:install refuses a host folder that would make it read or write ou
     );
   });
 });
+
+describe(
+  "host:install into an app of an npm workspace reads and writes nothing outside the workspace",
+  { timeout: 120_000 },
+  () => {
+    const MONOREPO = path.join(ROOT, "tests/fixtures/host-monorepo");
+    const app = () => path.join(folders!.host, "apps/crm");
+
+    it.each(["packages/db/prisma/schema.prisma", "package-lock.json"])("the workspace's %s linked outside", (file) => {
+      arrange(MONOREPO);
+      const target = linkOut(file);
+      expectRefused("install", [app()], `${file} is a link to ${target}, outside the host folder`);
+    });
+
+    it("a record naming a file outside the workspace with its digest: re-install and uninstall leave it", () => {
+      const { outside } = arrange(MONOREPO);
+      const result = runHostScript("install", [app()]);
+      expect(result.status, result.stderr).toBe(0);
+      const record = JSON.parse(readFileSync(path.join(app(), STATE_FILE), "utf8"));
+      record.files["../../../outside/victim.txt"] = sha256(readFileSync(path.join(outside, "victim.txt")));
+      writeFileSync(path.join(app(), STATE_FILE), JSON.stringify(record));
+      const said = `${STATE_FILE}: files["../../../outside/victim.txt"] is not a path inside the host folder`;
+      expectRefused("install", [app()], said);
+      expectRefused("uninstall", [app(), "--yes"], said);
+    });
+  },
+);
 
 describe(
   "host:install refuses what is not a regular file, and what does not parse, before writing anything",

@@ -12,6 +12,7 @@ import {
   type HostProject,
 } from "@/scripts/host/project-info";
 import { mergeSchemaFiles } from "@/scripts/host/schema-files";
+import { openHost } from "@/scripts/host/workspace";
 
 /**
  * What `host:install` reads of a host (scripts/host/project-info.ts) for each shape a host comes in, and the import
@@ -22,14 +23,15 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-function hostWith(files: Record<string, string>): HostFolder {
+/** A host of these files; `app` names the app's folder in it (a workspace's `apps/crm`), opened as the install does. */
+function hostWith(files: Record<string, string>, app?: string): HostFolder {
   const root = mkdtempSync(path.join(tmpdir(), "host-project-"));
   folders.push(root);
   for (const [file, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     writeFileSync(path.join(root, file), text);
   }
-  return new HostFolder(root);
+  return app ? openHost(path.join(root, app)) : new HostFolder(root);
 }
 
 const tsconfig = (paths: Record<string, string[]>, baseUrl?: string) =>
@@ -42,6 +44,65 @@ const pkg = (dependencies: Record<string, string>, extra: Record<string, unknown
 const GENERATOR = 'generator client {\n  provider = "prisma-client"\n  output   = "../app/generated/prisma"\n}\n';
 
 describe("reading a host", () => {
+  const workspace = {
+    "package.json": JSON.stringify({ name: "crm", workspaces: ["apps/*", "packages/*"] }),
+    "package-lock.json": "{}",
+    "apps/crm/package.json": pkg({ "@crm/db": "*", next: "16.4.3" }),
+    "apps/crm/tsconfig.json": tsconfig({ "@/*": ["./*"] }),
+    "apps/crm/app/layout.tsx": "",
+    "packages/db/package.json": pkg({ "@prisma/client": "^7.10.0" }, { name: "@crm/db" }),
+    "packages/db/prisma.config.ts":
+      'import { defineConfig } from "prisma/config";\n' +
+      'export default defineConfig({ schema: "prisma/schema.prisma", migrations: { path: "prisma/migrations" } });\n',
+    "packages/db/prisma/schema.prisma": GENERATOR.replace("../app/generated/prisma", "../src/generated/prisma"),
+    // A package the app does not depend on: its schema is not the app's.
+    "packages/other/package.json": pkg({}, { name: "@crm/other" }),
+    "packages/other/prisma/schema.prisma": GENERATOR,
+  };
+
+  it("an app in an npm workspace: the schema in the workspace package it depends on, npm at the root", () => {
+    const host = hostWith(workspace, "apps/crm");
+    expect(host.toBoundary).toBe("../../");
+    const project = readHostProject(host);
+    expect(project).toEqual({
+      alias: "@",
+      sourceRoot: "",
+      schemaPackage: { name: "@crm/db", folder: "../../packages/db" },
+      schemaFiles: ["../../packages/db/prisma/schema.prisma"],
+      schemaFolder: undefined,
+      prismaConfig: "../../packages/db/prisma.config.ts",
+      migrations: "../../packages/db/prisma/migrations",
+      client: { provider: "prisma-client", output: "../../packages/db/src/generated/prisma" },
+      packageManager: "npm",
+      majors: { next: 16, prisma: 7, zod: undefined },
+      gate: undefined,
+    });
+    expect(clientImportOf(project)).toBe("../../../../../packages/db/src/generated/prisma/client");
+    expect(hostPathOf(project, "prisma/migrations/x/migration.sql")).toBe(
+      "../../packages/db/prisma/migrations/x/migration.sql",
+    );
+    expect(host.inside("../../packages/db/prisma/schema.prisma")).toBe("packages/db/prisma/schema.prisma");
+    expect(host.inside("../../../outside/victim.txt")).toBeUndefined();
+  });
+
+  it("refuses an app that depends on two workspace packages with a schema", () => {
+    const host = hostWith(
+      {
+        ...workspace,
+        "apps/crm/package.json": pkg({ "@crm/db": "*", "@crm/other": "*", next: "16.4.3" }),
+      },
+      "apps/crm",
+    );
+    expect(() => readHostProject(host)).toThrow(
+      "the app depends on 2 workspace packages with a Prisma schema (@crm/db, @crm/other); the module's models go into one",
+    );
+  });
+
+  it("an app the workspace does not list is a host of its own", () => {
+    const host = hostWith({ ...workspace, "package.json": JSON.stringify({ workspaces: ["packages/*"] }) }, "apps/crm");
+    expect(host.toBoundary).toBe("");
+    expect(readHostProject(host)).toMatchObject({ schemaPackage: undefined, schemaFiles: [] });
+  });
   it("create-next-app's defaults: @ to the root, one schema file, npm", () => {
     const project = readHostProject(
       hostWith({

@@ -21,6 +21,8 @@ import {
   run,
   startHost,
   tree,
+  treeChanges,
+  uninstallAndBuild,
 } from "../helpers/host-app";
 import { createEmptyDatabase } from "../helpers/host-install";
 
@@ -33,6 +35,17 @@ import { createEmptyDatabase } from "../helpers/host-install";
  */
 const GATE = "src/proxy.ts";
 const SESSION = { cookie: "session=host-user" };
+const LOCKFILE = "pnpm-lock.yaml";
+
+/**
+ * The host's pnpm lockfile without what pnpm keeps after the module's packages are gone: its resolution of Next's
+ * optional peer @opentelemetry/api, which they brought (docs/host-guide.md, "Uninstalling").
+ */
+const withoutKeptPeer = (lock: string) =>
+  lock
+    .replace(/\(@opentelemetry\/api@[\d.]+\)/g, "")
+    .replace(/^ {2}'@opentelemetry\/api@[\d.]+':\n( {4}.*\n)+\n/gm, "")
+    .replace(/^ {6}'@opentelemetry\/api': [\d.]+\n/gm, "");
 
 let parent: string;
 let host: string;
@@ -44,6 +57,7 @@ let installOutput: string;
 let before: Map<string, string>;
 let afterInstall: Map<string, string>;
 let gateFailure: ReturnType<typeof run>;
+let gateBefore: string;
 let checksBefore: ReturnType<typeof checks>;
 let buildBefore: string[];
 let buildAfter: string[];
@@ -85,8 +99,8 @@ beforeAll(async () => {
     .split("\n")
     .find((line) => line.startsWith(`- ${GATE} `))!
     .split("first in it: ")[1];
-  const gate = readFileSync(path.join(host, GATE), "utf8");
-  writeFileSync(path.join(host, GATE), gate.replace(/(export function proxy\(.*\) \{\n)/, `$1  ${statement}\n`));
+  gateBefore = readFileSync(path.join(host, GATE), "utf8");
+  writeFileSync(path.join(host, GATE), gateBefore.replace(/(export function proxy\(.*\) \{\n)/, `$1  ${statement}\n`));
   const settings = { ...env, LEADS_API_KEY: TEST_KEY };
   buildAfter = await followSteps(printedSteps(installOutput).slice(1), host, settings, async () => {
     ({ group: server, url: baseUrl } = await startHost(host, "pnpm", settings, "/login"));
@@ -102,8 +116,7 @@ afterAll(async () => {
 
 describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm with its own gate", () => {
   it("puts the module under src/, merges the schema folder, keeps the gate, prints pnpm's steps", () => {
-    const added = [...afterInstall.keys()].filter((f) => !before.has(f));
-    const changed = [...before.keys()].filter((f) => afterInstall.get(f) !== before.get(f)).sort();
+    const { added, changed } = treeChanges(before, afterInstall);
     expect(changed).toEqual([
       "next.config.ts",
       "package.json",
@@ -183,4 +196,24 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     expect(buildAfter).toEqual(buildBefore);
     expect(pageAfter).toEqual(pageBefore);
   }, 300_000);
+
+  it("host:uninstall --yes: the schema folder, the host's files, lint, typecheck, build and page are as before", async () => {
+    const pageWithLead = await referralsPage(baseUrl, SESSION);
+    await server.stop();
+    // The gate's line is the host's own edit, taken out by the host.
+    writeFileSync(path.join(host, GATE), gateBefore);
+    const { output, build } = uninstallAndBuild(host, "pnpm", env);
+    expect(output).toContain("- prisma/schema: removed Customer.sourceName");
+    expect(printedSteps(output)).toEqual(["pnpm install --no-frozen-lockfile && pnpm exec prisma generate"]);
+    const after = tree(host, "src/generated");
+    const lock = readFileSync(path.join(host, LOCKFILE), "utf8");
+    expect(withoutKeptPeer(lock)).toBe(readFileSync(path.join(FIXTURES, "host-src-app", LOCKFILE), "utf8"));
+    after.set(LOCKFILE, before.get(LOCKFILE)!);
+    expect(after).toEqual(before);
+    expect(build).toEqual(buildBefore);
+    expect(checks(host, env, "pnpm")).toEqual(checksBefore);
+    // The host's rows stay, the module's lead among them.
+    ({ group: server, url: baseUrl } = await startHost(host, "pnpm", env, "/login"));
+    expect(await referralsPage(baseUrl, SESSION)).toEqual(pageWithLead);
+  }, 600_000);
 });
