@@ -8,7 +8,7 @@ import { call, type ApiResponse, type CallOptions } from "../helpers/api";
 import { notConfigured } from "../helpers/key";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { contractViolations, openApiDocument } from "../helpers/openapi";
-import { validLead } from "../helpers/lead";
+import { validLead, leadWithEveryField } from "../helpers/lead";
 
 /**
  * Contract check: representative success and error responses of every operation
@@ -99,7 +99,7 @@ describe("contract: GET /api/leads/agents and its alias", () => {
 });
 
 describe("contract: POST /api/leads", () => {
-  const minimal = { leadName: "Tan Wei Ming", leadMobileNumber: "+60 11-2345 6789", referrer: "Roadshow Mid Valley" };
+  const minimal = validLead({ leadMobileNumber: "+60 11-2345 6789", referrer: "Roadshow Mid Valley" });
 
   it("201 for a new source, an assigned agent by platform and numeric ID, a person referrer and all fields", async () => {
     const created = await send("POST", "/api/leads", { body: minimal });
@@ -116,16 +116,7 @@ describe("contract: POST /api/leads", () => {
     expect(numeric.body.lead.assignedAgentId).toBe(SALES.platformId);
 
     const person = await send("POST", "/api/leads", {
-      body: {
-        ...minimal,
-        referrer: { customerId: personId },
-        leadState: "Selangor",
-        leadCity: "Petaling Jaya",
-        leadAddress: "12 Jalan SS 2/24",
-        relationship: "Friend",
-        projectType: "FACTORY (1%)",
-        remark: "After 6 pm",
-      },
+      body: leadWithEveryField({ leadMobileNumber: "+60 11-2345 6789", referrer: { customerId: personId } }),
     });
     expect(person.status).toBe(201);
     expect(person.body.lead.referrer).toMatchObject({ customerId: personId, type: "person" });

@@ -90,7 +90,7 @@ describe("OpenAPI document: operations", () => {
     const schema = resolve(body.content["application/json"].schema);
     const p = schema.properties;
     expect(schema.additionalProperties).toBe(false);
-    expect(schema.required.sort()).toEqual(["leadMobileNumber", "leadName", "referrer"]);
+    expect([...schema.required].sort()).toEqual(["leadMobileNumber", "leadName", "referrer"]);
     // Length bounds apply after trimming: patterns over the value as sent, no maxLength that would count the white
     // space around it (tests/docs/document-matches-server.unit.test.ts checks each pattern against the server's
     // answers).

@@ -1,4 +1,5 @@
-import { PROJECT_TYPES, RELATIONSHIPS, type OptionalFieldName } from "@/lib/leads/fields";
+import { z } from "zod/v4";
+import { OPTIONAL_FIELD_NAMES, OPTIONAL_LEAD_FIELDS, type OptionalFieldName } from "@/lib/leads/fields";
 
 /**
  * A valid lead with only the spec's required fields: a source name as the Introducer, unassigned. `overrides` replace
@@ -11,15 +12,18 @@ export function validLead<O extends object = object>(overrides?: O): Omit<Requir
 const REQUIRED = { leadName: "Ali bin Abu", leadMobileNumber: "012-345 6789", referrer: "Facebook Ads" };
 type RequiredFields = typeof REQUIRED;
 
-/** A value of every optional field of the table (lib/leads/fields.ts), each valid under its schema. */
-export const EVERY_OPTIONAL_FIELD = {
-  leadState: "Selangor",
-  leadCity: "Petaling Jaya",
-  leadAddress: "12 Jalan SS 2/24, 47300 Petaling Jaya",
-  relationship: RELATIONSHIPS[1],
-  projectType: PROJECT_TYPES[0],
-  remark: "Prefers a call after 6 pm",
-} satisfies Record<OptionalFieldName, string>;
+/** A value of every optional field of the table (lib/leads/fields.ts), so a new field gets one too. */
+export const EVERY_OPTIONAL_FIELD = Object.fromEntries(
+  OPTIONAL_FIELD_NAMES.map((name) => [name, validValue(name)]),
+) as Record<OptionalFieldName, string>;
+
+/** A choice's first value other than its default; for free text, a few words naming the field. */
+function validValue(name: OptionalFieldName): string {
+  const { input, omitted } = OPTIONAL_LEAD_FIELDS[name];
+  const schema = input.unwrap();
+  if (schema instanceof z.ZodEnum) return (schema.options as string[]).find((value) => value !== omitted)!;
+  return `Given ${name}`;
+}
 
 /** A valid lead with every optional field set (still unassigned: assignment needs a sales user in the database). */
 export function leadWithEveryField<O extends object = object>(overrides?: O) {
