@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, OPERATIONS } from "../helpers/chromium";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { DOCUMENT_HEADERS } from "@/lib/openapi/docs-headers";
 import { openApiDocument } from "../helpers/openapi";
@@ -14,23 +14,12 @@ import { startServer, type RunningServer } from "../helpers/server";
  * playwright-core) against the production build served by lib/runtime/start.mjs.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const SCREENSHOT = path.resolve(import.meta.dirname, "../../test-results/docs.png");
 
 let db: TestDatabase;
 let server: RunningServer;
-let profile: string;
 let context: BrowserContext;
+let closeChromium: (() => Promise<void>) | undefined;
 let page: Page;
 const consoleErrors: string[] = [];
 const requests: { url: string; headers: Promise<Record<string, string>> }[] = [];
@@ -40,16 +29,6 @@ async function violations(): Promise<string[]> {
   return page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
 }
 
-/** Every operation and alias the page must show: method, path and operationId, from the document itself. */
-const OPERATIONS = Object.entries<Record<string, { operationId: string }>>(openApiDocument().paths).flatMap(
-  ([p, item]) =>
-    Object.entries(item).map(([method, op]) => ({
-      method: method.toUpperCase(),
-      path: p,
-      operationId: op.operationId,
-    })),
-);
-
 async function expectNone(locator: Locator): Promise<void> {
   const found = await locator.evaluateAll((elements) => elements.map((e) => e.outerHTML.slice(0, 300)));
   expect(found).toEqual([]);
@@ -58,8 +37,7 @@ async function expectNone(locator: Locator): Promise<void> {
 beforeAll(async () => {
   db = await createTestDatabase({ use: false });
   server = await startServer(db.url);
-  profile = await mkdtemp(path.join(tmpdir(), "lead-intake-chromium-"));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  ({ context, close: closeChromium } = await launchChromium());
   context.on("request", (request) => requests.push({ url: request.url(), headers: request.allHeaders() }));
   await context.addInitScript(() => {
     const seen: string[] = ((window as unknown as { cspViolations: string[] }).cspViolations = []);
@@ -78,8 +56,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
+  await closeChromium?.();
   await server?.stop();
   await db?.sql.end();
 });
