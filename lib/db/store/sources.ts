@@ -77,7 +77,7 @@ export const sourceListVersionSql = Prisma.sql`SELECT coalesce(sum(changes), 0):
 
 export async function sourceListVersion(db: Db): Promise<string> {
   const [row] = await db.$queryRaw<{ version: string }[]>(sourceListVersionSql);
-  return row.version;
+  return row!.version;
 }
 
 /**
@@ -94,5 +94,5 @@ export async function listSourceRows(db: Db): Promise<{ version: string; rows: S
   const rows = found.flatMap(({ id, name, sourceType }) =>
     id === null || name === null ? [] : [{ id, name, sourceType }],
   );
-  return { version: found[0].version, rows };
+  return { version: found[0]!.version, rows };
 }
