@@ -68,7 +68,7 @@ export function createDatabaseClient(
   });
   // The pool is made here so that the creation statement can go straight to it (lib/db/prepared.ts);
   // the adapter ends it on $disconnect and keeps an idle connection's error from crashing the server.
-  // Not a literal: Prisma 6's adapter has no statementNameGenerator and sends every statement unnamed.
+  // Not a literal: Prisma 6's adapter takes no statementNameGenerator, and sends the statements it is given unnamed.
   const options = { statementNameGenerator: names?.nameOf, disposeExternalPool: true };
   const adapter = new PrismaPg(pool, options);
   const client = new PrismaClient({
