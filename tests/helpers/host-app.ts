@@ -5,6 +5,7 @@ import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
 import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
+import { TEST_KEY } from "./api";
 
 /**
  * A host app as its developer runs it, for the tests that install the module into a fixture host
@@ -173,4 +174,90 @@ export async function followSteps(
     if (step.endsWith(" build")) build = problems(output);
   }
   return build;
+}
+
+/** The cookie the fixtures' own sign-in gates let through (every other request goes to /login). */
+export const SESSION = { cookie: "session=host-user" };
+
+/** The host's own check by its package manager, through the host's running server at `url`. */
+export function hostCheck(host: string, manager: "npm" | "pnpm", env: Record<string, string | undefined>, url: string) {
+  // npm takes options after `--` as the script's; pnpm passes them on as they are.
+  const args = manager === "npm" ? ["--", "--url", url] : ["--url", url];
+  return run(manager, ["run", "--silent", "host:check", ...args], host, { ...env, LEADS_API_KEY: TEST_KEY });
+}
+
+/** What a host with its own gate showed before the install, and after the install, its steps and its start. */
+export interface GatedInstall {
+  installOutput: string;
+  /** The host's files before the install and right after it (before its steps). */
+  before: Map<string, string>;
+  afterInstall: Map<string, string>;
+  /** host:check through the host's server and its gate as it was. */
+  gateFailure: ReturnType<typeof run>;
+  checksBefore: ReturnType<typeof checks>;
+  buildBefore: string[];
+  buildAfter: string[];
+  pageBefore: Awaited<ReturnType<typeof referralsPage>>;
+  pageAfter: Awaited<ReturnType<typeof referralsPage>>;
+  /** The host started by the printed steps, with the module. */
+  server: ProcessGroup;
+  baseUrl: string;
+}
+
+/**
+ * A fixture host whose own gate (`gate`, exporting the function `gateFunction`) sends every path without a session
+ * cookie to /login, with its packages and client installed, taken through the install as its developer would: built
+ * (the layout's types come from the build), checked and started; then the install, its first step, and host:check
+ * through the gate as it was; then the install's one line on the gate put first in the gate's function, the other
+ * printed steps followed, and the host started again. `generated` is the host's generated client, left out of its
+ * files.
+ */
+export async function installBehindGate(
+  host: string,
+  options: {
+    manager: "npm" | "pnpm";
+    env: Record<string, string | undefined>;
+    gate: string;
+    gateFunction: string;
+    generated: string;
+  },
+): Promise<GatedInstall> {
+  const { manager, env, gate, gateFunction, generated } = options;
+  const buildBefore = problems(mustRun(manager, ["run", "build"], host, env));
+  const checksBefore = checks(host, env, manager);
+  const hostOnly = await startHost(host, manager, env, "/login");
+  let seen: Pick<GatedInstall, "installOutput" | "before" | "afterInstall" | "gateFailure" | "pageBefore">;
+  try {
+    const pageBefore = await referralsPage(hostOnly.url, SESSION);
+    const before = tree(host, generated);
+    const installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
+    const afterInstall = tree(host, generated);
+    mustRun("sh", ["-c", printedSteps(installOutput)[0]], host, env);
+    seen = {
+      installOutput,
+      before,
+      afterInstall,
+      pageBefore,
+      gateFailure: hostCheck(host, manager, env, hostOnly.url),
+    };
+  } finally {
+    await hostOnly.group.stop();
+  }
+
+  const statement = seen.installOutput
+    .split("\n")
+    .find((line) => line.startsWith(`- ${gate} `))!
+    .split("first in it: ")[1];
+  const gateFile = path.join(host, gate);
+  const opening = new RegExp(`(export function ${gateFunction}\\(.*\\) \\{\n)`);
+  writeFileSync(gateFile, readFileSync(gateFile, "utf8").replace(opening, `$1  ${statement}\n`));
+  const settings = { ...env, LEADS_API_KEY: TEST_KEY };
+  let started: { group: ProcessGroup; url: string } | undefined;
+  let pageAfter: GatedInstall["pageAfter"] | undefined;
+  const buildAfter = await followSteps(printedSteps(seen.installOutput).slice(1), host, settings, async () => {
+    started = await startHost(host, manager, settings, "/login");
+    pageAfter = await referralsPage(started.url, SESSION);
+  });
+  if (!started || !pageAfter) throw new Error(`the install printed no start step:\n${seen.installOutput}`);
+  return { ...seen, checksBefore, buildBefore, buildAfter, pageAfter, server: started.group, baseUrl: started.url };
 }
