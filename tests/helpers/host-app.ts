@@ -5,7 +5,9 @@ import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
 import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
-import { TEST_KEY } from "./api";
+import { expect } from "vitest";
+import { gateLine } from "@/scripts/host/gate";
+import { call, TEST_KEY } from "./api";
 
 /**
  * A host app as its developer runs it, for the tests that install the module into a fixture host
@@ -260,4 +262,66 @@ export async function installBehindGate(
   });
   if (!started || !pageAfter) throw new Error(`the install printed no start step:\n${seen.installOutput}`);
   return { ...seen, checksBefore, buildBefore, buildAfter, pageAfter, server: started.group, baseUrl: started.url };
+}
+
+/** host:check through the host's gate as it was: exit 1, and the FAIL line naming the gate and its one-line fix. */
+export function expectGateFailure(result: ReturnType<typeof run>, gate: string): void {
+  expect(result.status).toBe(1);
+  const line = result.output.split("\n").find((l) => l.startsWith("FAIL gate:"));
+  expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \/login\) /);
+  expect(line).toContain(`by the host's ${gate}; ${gateLine(gate)}`);
+}
+
+/** host:check through the host's server, its gate letting the module's paths through: exit 0. */
+export function expectHostCheckPasses(
+  host: string,
+  manager: "npm" | "pnpm",
+  env: Record<string, string | undefined>,
+  baseUrl: string,
+): void {
+  const { status, output } = hostCheck(host, manager, env, baseUrl);
+  expect({ status, output }).toEqual({ status: 0, output: expect.any(String) });
+  expect(output.split("\n")).toContain(
+    `ok   gate: GET /api/leads/sources with the key answered 200 through ${baseUrl}`,
+  );
+}
+
+/**
+ * A lead created through the host's server is listed by GET /api/leads and shown on the host's own page behind its
+ * gate, which still sends a request without the session to /login.
+ */
+export async function expectLeadShownBehindGate(
+  installed: Pick<GatedInstall, "baseUrl" | "server">,
+  lead: { leadName: string; leadMobileNumber: string; referrer: string },
+): Promise<void> {
+  const { baseUrl, server } = installed;
+  const created = await call("POST", "/api/leads", { baseUrl, body: lead }).catch((error: unknown) => {
+    const cause = (error as { cause?: unknown }).cause;
+    throw new Error(`${String(error)} (${String(cause)}); the host's server said:\n${server.output().slice(-3000)}`);
+  });
+  expect(created.status, created.text).toBe(201);
+  const listed = await call("GET", `/api/leads?referrer=${created.body.lead.referrer.customerId}`, { baseUrl });
+  expect(listed.body.leads.map((l: { leadName: string }) => l.leadName)).toEqual([lead.leadName]);
+  const page = await referralsPage(baseUrl, SESSION);
+  expect(page.status).toBe(200);
+  expect(page.text).toContain(`${lead.leadName} (Pending) from ${lead.referrer}`);
+  const gated = await fetch(`${baseUrl}/referrals`, { redirect: "manual" });
+  expect({ status: gated.status, location: gated.headers.get("location") }).toEqual({
+    status: 307,
+    location: "/login",
+  });
+}
+
+/**
+ * `host:uninstall --yes` on the host's database, then the one step it prints, run as printed: the host's files are
+ * then compared with those from before the install.
+ */
+export function uninstallWithStep(host: string, databaseUrl: string, env: Record<string, string | undefined>): string {
+  const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", host, "--yes"], ROOT, {
+    DATABASE_URL: databaseUrl,
+  });
+  const steps = printedSteps(output);
+  expect(steps).toHaveLength(1);
+  mustRun("sh", ["-c", steps[0]], host, env);
+  return output;
 }

@@ -3,21 +3,20 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateLine } from "@/scripts/host/gate";
-import { call } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import {
   applyHostMigrations,
   checks,
+  expectGateFailure,
+  expectHostCheckPasses,
+  expectLeadShownBehindGate,
   FIXTURES,
-  hostCheck,
+  type GatedInstall,
   installBehindGate,
   MACHINE,
   mustRun,
   pnpmOnPath,
   printedSteps,
-  referralsPage,
-  SESSION,
-  type GatedInstall,
 } from "../helpers/host-app";
 import { createEmptyDatabase } from "../helpers/host-install";
 
@@ -99,30 +98,14 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
   });
 
   it("host:check FAILs, naming the gate, while the host's gate sends the module's path to /login", () => {
-    const { gateFailure } = installed;
-    expect(gateFailure.status).toBe(1);
-    const line = gateFailure.output.split("\n").find((l) => l.startsWith("FAIL gate:"));
-    expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \/login\) /);
-    expect(line).toContain(`by the host's ${GATE}; ${gateLine(GATE)}`);
+    expectGateFailure(installed.gateFailure, GATE);
   });
 
   it("creates a lead through the host's server and lists it; the host's page shows it behind its gate", async () => {
-    const { baseUrl, server } = installed;
-    const lead = { leadName: "Src Host Lead", leadMobileNumber: "012-345 6789", referrer: "Src Roadshow" };
-    const created = await call("POST", "/api/leads", { baseUrl, body: lead }).catch((error: unknown) => {
-      const cause = (error as { cause?: unknown }).cause;
-      throw new Error(`${String(error)} (${String(cause)}); the host's server said:\n${server.output().slice(-3000)}`);
-    });
-    expect(created.status, created.text).toBe(201);
-    const listed = await call("GET", `/api/leads?referrer=${created.body.lead.referrer.customerId}`, { baseUrl });
-    expect(listed.body.leads.map((l: { leadName: string }) => l.leadName)).toEqual([lead.leadName]);
-    const page = await referralsPage(baseUrl, SESSION);
-    expect(page.status).toBe(200);
-    expect(page.text).toContain("Src Host Lead (Pending) from Src Roadshow");
-    const gated = await fetch(`${baseUrl}/referrals`, { redirect: "manual" });
-    expect({ status: gated.status, location: gated.headers.get("location") }).toEqual({
-      status: 307,
-      location: "/login",
+    await expectLeadShownBehindGate(installed, {
+      leadName: "Src Host Lead",
+      leadMobileNumber: "012-345 6789",
+      referrer: "Src Roadshow",
     });
   });
 
@@ -136,12 +119,7 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
   });
 
   it("host:check passes through the host's server", () => {
-    const { baseUrl } = installed;
-    const { status, output } = hostCheck(host, "pnpm", env, baseUrl);
-    expect({ status, output }).toEqual({ status: 0, output: expect.any(String) });
-    expect(output.split("\n")).toContain(
-      `ok   gate: GET /api/leads/sources with the key answered 200 through ${baseUrl}`,
-    );
+    expectHostCheckPasses(host, "pnpm", env, installed.baseUrl);
   });
 
   it("leaves the host's lint, typecheck, build and page as they were", () => {
