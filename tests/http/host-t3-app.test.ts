@@ -147,6 +147,7 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
       status: 200,
       type: "text/javascript; charset=utf-8",
     });
+    expect((await fetch(`${baseUrl}/swagger-ui/index.html`, { redirect: "manual" })).status).toBe(404);
     const document = await fetch(`${baseUrl}/openapi.json`, { redirect: "manual" });
     expect(document.status).toBe(200);
   });
