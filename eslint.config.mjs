@@ -24,6 +24,22 @@ export default defineConfig([
     },
   },
   {
+    // Prisma 6's prisma-client-js copies its runtime into the generated client, which Next 15 bundles once per entry:
+    // in a host on it, the client made by the instrumentation hook takes a route's Prisma.sql fragment in a tagged
+    // template for a bound value ($1), not SQL. A whole Prisma.sql statement is read as SQL whichever copy made it.
+    files: ["app/**", "lib/**", "instrumentation.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "TaggedTemplateExpression[tag.property.name=/^\\$(queryRaw|executeRaw)$/][quasi.expressions.length>0]",
+          message: "Pass $queryRaw/$executeRaw one Prisma.sql`...` statement, not a tagged template with values.",
+        },
+      ],
+    },
+  },
+  {
     // Generated files are left as their generators write them (.prettierignore), whatever their line lengths.
     files: ["lib/client/openapi.ts", "lib/client/contract.ts", "tests/fixtures/**"],
     rules: { "max-len": "off" },
@@ -40,5 +56,7 @@ export default defineConfig([
     "bench/floor/.next/**",
     "bench/results/**",
     "next-env.d.ts",
+    // create-t3-app's files, linted by the host's own rules in tests/host/host-t3-app.http.test.ts.
+    "tests/fixtures/host-t3-app/**",
   ]),
 ]);

@@ -61,7 +61,6 @@ function problemOf(name, value) {
 export const RATE_LIMIT_VARIABLES = { create: "LEADS_RATE_LIMIT_CREATE", read: "LEADS_RATE_LIMIT_READ" };
 /** @typedef {keyof typeof RATE_LIMIT_VARIABLES} LimitedOperation */
 /** @typedef {{ requests: number, periodSeconds: number }} RateLimit */
-/** @type {Record<string, number>} */
 const PERIODS = { s: 1, sec: 1, second: 1, min: 60, minute: 60, h: 3600, hour: 3600 };
 const LIMIT = /^([1-9][0-9]{0,8})\/(s|sec|second|min|minute|h|hour)$/;
 
@@ -84,7 +83,10 @@ export function rateLimitsOf(env = process.env) {
         `${variable} must be a number of requests per second, minute or hour, such as 600/min (got "${value.slice(0, 40)}")`,
       );
     }
-    limits[operation] = { requests: Number(match[1]), periodSeconds: PERIODS[match[2]] };
+    limits[operation] = {
+      requests: Number(match[1]),
+      periodSeconds: PERIODS[/** @type {keyof typeof PERIODS} */ (match[2])],
+    };
   }
   return limits;
 }

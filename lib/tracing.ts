@@ -29,7 +29,9 @@ class WithoutQueryString implements SpanProcessor {
     if (path !== target) span.setAttribute("http.target", path);
   }
 
-  onEnd(): void {}
+  onEnd(): void {
+    // The target is rewritten when the span starts; nothing is left to do at its end.
+  }
 
   forceFlush(): Promise<void> {
     return Promise.resolve();

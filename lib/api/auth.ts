@@ -28,7 +28,7 @@ export type MatchedKey = "current" | "previous";
  */
 export function authenticate(request: Request): MatchedKey {
   if (!apiConfigured()) throw new ApiError("API_NOT_CONFIGURED");
-  const current = process.env.LEADS_API_KEY as string;
+  const current = process.env.LEADS_API_KEY!;
   const previous = process.env.LEADS_API_KEY_PREVIOUS;
   const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
   const matched = presented === undefined ? undefined : keyMatching(presented, current, previous);

@@ -11,7 +11,7 @@ export const MAX_NESTING_DEPTH = 32;
  * depth (400), UTF-8 JSON (400 INVALID_JSON), text the database cannot store (400 INVALID_INPUT).
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const mediaType = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  const mediaType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/json") {
     throw new ApiError("INVALID_CONTENT_TYPE");
   }
@@ -71,12 +71,11 @@ export function unstorableText(body: unknown): Issue[] {
   const pending: [unknown, PathLink | null][] = [[body, null]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path] = next;
-    if (typeof value === "string" && (value.includes("\0") || !value.isWellFormed())) {
+    if (typeof value === "string" && (value.includes("\0") || !isWellFormed(value))) {
       if (found++ < MAX_ISSUES) listed.push(issueAt(keysOf(path), "Must not contain U+0000 or unpaired surrogates"));
     } else if (value !== null && typeof value === "object") {
       // Pushed last to first, so that they come off the stack in body order.
-      const entries = Object.entries(value);
-      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i][1], { up: path, key: entries[i][0] }]);
+      for (const [key, item] of Object.entries(value).reverse()) pending.push([item, { up: path, key }]);
     }
   }
   return boundedIssues(listed, found);
@@ -93,6 +92,9 @@ function keysOf(link: PathLink | null): string[] {
   for (; link; link = link.up) keys.push(link.key);
   return keys.reverse();
 }
+
+/** String.prototype.isWellFormed (Node 20), typed here for hosts whose TypeScript lib is older than ES2024. */
+const isWellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 // Decoding a whole buffer (no `stream` option) keeps no state between calls: one decoder serves every request.
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -164,7 +164,7 @@ export function issueAt(path: readonly PropertyKey[], message: string): Issue {
   if (joined.length > MAX_PATH_CHARS) {
     let cut = MAX_PATH_CHARS - 1;
     // Never split a surrogate pair: half of one is text the answer could not carry as UTF-8.
-    if (/[\ud800-\udbff]/.test(joined[cut - 1])) cut -= 1;
+    if (/[\ud800-\udbff]/.test(joined.charAt(cut - 1))) cut -= 1;
     joined = `${joined.slice(0, cut)}…`;
   }
   return { path: joined, message };

@@ -5,7 +5,7 @@ import { ApiError, retryAfterOf, type ErrorCode } from "@/lib/api/errors";
 import { LeadRefusal } from "@/lib/leads/refusal";
 import { logAccess, logFailure } from "@/lib/api/log";
 import { requestIdOf } from "@/lib/api/request-id";
-import { originalMethodHeader } from "@/lib/api/method-guard.json";
+import methodGuard from "@/lib/api/method-guard.json";
 import { errorResponse } from "@/lib/api/response";
 import { isReadsBusy } from "@/lib/db/read-budget";
 import { classifyFailure } from "@/lib/db/failures";
@@ -149,7 +149,7 @@ function refusalHeaders(refusal: ApiError): Record<string, string> | undefined {
 
 /** The method as sent: lib/runtime/method-guard.mjs hands methods Next cannot route to the routes as PATCH. */
 function methodOf(request: Request): string {
-  return request.headers.get(originalMethodHeader) ?? request.method;
+  return request.headers.get(methodGuard.originalMethodHeader) ?? request.method;
 }
 
 /** A data operation: needs the key, and the start-up work done (lib/startup/service.ts). */

@@ -51,7 +51,7 @@ export function toIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly P
     }
     if (issue.code === "invalid_union") {
       const typed = issue.errors.filter((branch) => !isTypeMismatch(branch));
-      if (typed.length === 1) return toIssues(typed[0], path);
+      if (typed.length === 1) return toIssues(typed[0]!, path);
     }
     return [issueAt(path, issue.message)];
   });
@@ -67,7 +67,8 @@ function firstPerPath(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
 
 function isTypeMismatch(branch: readonly z.core.$ZodIssue[]): boolean {
   const reported = typeOnlyWhereWrongType(branch);
-  return reported.length === 1 && reported[0].code === "invalid_type" && reported[0].path.length === 0;
+  const [first] = reported;
+  return reported.length === 1 && first?.code === "invalid_type" && first.path.length === 0;
 }
 
 /**

@@ -58,7 +58,9 @@ export function createDatabaseClient(
   });
   // The pool is made here so that the creation statement can go straight to it (lib/db/prepared.ts);
   // the adapter ends it on $disconnect and keeps an idle connection's error from crashing the server.
-  const adapter = new PrismaPg(pool, { statementNameGenerator: names?.nameOf, disposeExternalPool: true });
+  // Not a literal: Prisma 6's adapter takes no statementNameGenerator, and sends the statements it is given unnamed.
+  const options = { statementNameGenerator: names?.nameOf, disposeExternalPool: true };
+  const adapter = new PrismaPg(pool, options);
   const client = new PrismaClient({
     // Unnamed statements are planned on every call, so host DDL cannot leave a stale plan behind.
     adapter: names ? recoveringPlanChanges(adapter, names) : adapter,

@@ -103,7 +103,7 @@ export async function missingGrants(rowsOf: RowsOf, features: readonly Feature[]
     [grants.map((g) => g.object), grants.map((g) => g.privilege), grants.map((g) => g.sequence)],
   );
   return grants
-    .filter((_, i) => rows[i].granted === false)
+    .filter((_, i) => rows[i]?.granted === false)
     .map((g) => ({ feature: g.feature, grant: `${g.privilege} on ${g.sequence ? "sequence " : ""}${g.object}` }));
 }
 
@@ -112,6 +112,7 @@ export async function missingGrants(rowsOf: RowsOf, features: readonly Feature[]
  * member of the owner of) each table the migrations alter.
  */
 export async function missingMigrationGrants(rowsOf: RowsOf, tables: readonly string[]): Promise<string[]> {
+  // An aggregate without GROUP BY: always one row.
   const [row] = await rowsOf<{ create: boolean; notOwned: string[] }>(
     `SELECT has_schema_privilege(current_schema(), 'CREATE') AS "create",
             coalesce(array_agg(c.relname ORDER BY c.relname) FILTER (WHERE NOT pg_has_role(c.relowner, 'USAGE')),
@@ -119,5 +120,6 @@ export async function missingMigrationGrants(rowsOf: RowsOf, tables: readonly st
      FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relname = ANY($1::text[])`,
     [tables],
   );
-  return [...(row.create ? [] : ["CREATE on the schema"]), ...row.notOwned.map((t) => `ownership of ${t}`)];
+  const { create, notOwned } = row!;
+  return [...(create ? [] : ["CREATE on the schema"]), ...notOwned.map((t) => `ownership of ${t}`)];
 }

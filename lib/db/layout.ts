@@ -34,11 +34,11 @@ export function layoutFromColumns(columns: ReadonlySet<string>): Layout {
 }
 
 async function readLayout(db: Db): Promise<Layout> {
-  const rows = await db.$queryRaw<{ column: string }[]>`
+  const rows = await db.$queryRaw<{ column: string }[]>(Prisma.sql`
     SELECT table_name || '.' || column_name AS column
     FROM information_schema.columns
     WHERE table_schema = current_schema()
-      AND table_name || '.' || column_name = ANY(${Object.values(LAYOUT_COLUMNS)})`;
+      AND table_name || '.' || column_name = ANY(${Object.values(LAYOUT_COLUMNS)})`);
   return layoutFromColumns(new Set(rows.map((r) => r.column)));
 }
 

@@ -94,7 +94,9 @@ export async function readMigrations(): Promise<Migration[]> {
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
     .sort();
-  const { earlier }: MigrationChecksums = JSON.parse(await readFile(path.join(process.cwd(), CHECKSUMS_FILE), "utf8"));
+  const { earlier } = JSON.parse(
+    await readFile(path.join(process.cwd(), CHECKSUMS_FILE), "utf8"),
+  ) as MigrationChecksums;
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
@@ -166,7 +168,7 @@ async function applyNext(client: pg.Client, migrations: Migration[], lock: LockW
   const { rows: found } = await client.query<{ exists: boolean }>(
     `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
   );
-  if (!found[0].exists) await client.query(CREATE_MIGRATIONS_TABLE);
+  if (!found[0]?.exists) await client.query(CREATE_MIGRATIONS_TABLE);
   const { rows } = await client.query<{ migration_name: string; checksum: string }>(
     `SELECT migration_name, checksum FROM "_prisma_migrations"
      WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
@@ -217,7 +219,7 @@ async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Prom
     await client.query("COMMIT");
     return result;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
+    await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   }
 }

@@ -93,6 +93,6 @@ export const listedOptionalFields = byField((field) => field.listed);
 export const omittedFieldValues = byField((field) => field.omitted);
 
 /** A new lead's optional fields as stored and then listed: the given value, else what an omitted field stores. */
-export function optionalFieldsOf(input: { [N in OptionalFieldName]?: string }): Record<OptionalFieldName, string> {
+export function optionalFieldsOf(input: Partial<Record<OptionalFieldName, string>>): Record<OptionalFieldName, string> {
   return byField((field, name) => input[name] ?? field.omitted);
 }

@@ -14,7 +14,7 @@ export const WHITE_SPACE =
  */
 export const SOURCE_KEY_MAP: ReadonlyMap<string, string> = new Map([
   ...[...WHITE_SPACE].map((c) => [c, " "] as const),
-  ...[...folds.from].map((c, i) => [c, folds.to[i]] as const),
+  ...[...folds.from].map((c, i) => [c, folds.to.charAt(i)] as const),
 ]);
 
 const whiteSpaceRuns = new RegExp(`[${WHITE_SPACE}]+`, "g");

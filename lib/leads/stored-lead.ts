@@ -21,11 +21,13 @@ export function newLeadOf(input: CreateLeadInput, agent: Agent | null, leadCusto
     agentUserId: agent ? agent.numericId : null,
   };
   const values = optionalFieldsOf(input);
+  // Each optional field's column is one of the row's string columns (lib/leads/fields.ts).
+  const referral: Record<string, unknown> = lead.referral;
+  const leadCustomer: Record<string, unknown> = lead.leadCustomer;
   for (const name of OPTIONAL_FIELD_NAMES) {
     const field: { column: string; customerColumn?: string } = OPTIONAL_LEAD_FIELDS[name];
-    lead.referral[field.column as keyof NewLeadRow["referral"]] = values[name] as never;
-    if (field.customerColumn)
-      lead.leadCustomer[field.customerColumn as keyof NewLeadRow["leadCustomer"]] = values[name] as never;
+    referral[field.column] = values[name];
+    if (field.customerColumn) leadCustomer[field.customerColumn] = values[name];
   }
   return lead;
 }

@@ -44,7 +44,8 @@ function queryParameters(query: z.ZodObject): Json {
   const json = (field: z.ZodType, io: "input" | "output") =>
     z.toJSONSchema(field, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
   return Object.fromEntries(
-    Object.entries(query.shape).map(([name, field]) => {
+    Object.entries(query.shape).map(([name, shape]) => {
+      const field = shape as z.ZodType;
       const { description } = json(field, "input");
       const input = without(json(field, "input"), "$schema", "description");
       const output = without(json(field, "output"), "$schema", "description");

@@ -34,14 +34,19 @@ export const SWAGGER_UI_FILES: Record<string, string> = {
 
 const assets = new Map<string, Promise<Served>>();
 
-/** One of SWAGGER_UI_FILES from the app's node_modules (the working directory of `next start`), read once. */
-export function swaggerUiFile(name: string): Promise<Served> {
+/**
+ * One of SWAGGER_UI_FILES from the app's node_modules (the working directory of `next start`), read once; undefined
+ * for any other name.
+ */
+export function swaggerUiFile(name: string): Promise<Served> | undefined {
+  const contentType = Object.hasOwn(SWAGGER_UI_FILES, name) ? SWAGGER_UI_FILES[name] : undefined;
+  if (contentType === undefined) return undefined;
   let asset = assets.get(name);
   if (!asset) {
     asset = readFile(path.join(process.cwd(), "node_modules", "swagger-ui-dist", name)).then((body) => ({
       body,
       etag: etagOf(body),
-      contentType: SWAGGER_UI_FILES[name],
+      contentType,
     }));
     asset.catch(() => assets.delete(name));
     assets.set(name, asset);

@@ -27,7 +27,7 @@ export function servicePrepared(): boolean {
 /** Resolves once the start-up work has been done in this process; rejects when this attempt failed. */
 export function prepareService(): Promise<void> {
   if (state.prepared) return Promise.resolve();
-  state.attempt ??= prepareDatabase(database(), process.env.DATABASE_URL as string).then(
+  state.attempt ??= prepareDatabase(database(), process.env.DATABASE_URL!).then(
     () => {
       state.prepared = true;
     },
@@ -50,7 +50,7 @@ export async function startService(): Promise<void> {
   } catch (error) {
     const lockHeld = error instanceof Error && error.name === "MigrationLockTimeout";
     const msg = lockHeld
-      ? `${(error as Error).message}; start-up is tried again by the next request or readiness check`
+      ? `${error.message}; start-up is tried again by the next request or readiness check`
       : "start-up preparation failed; retried by the next request or readiness check";
     logLine("error", msg, { ...classifyFailure(error) });
     return;

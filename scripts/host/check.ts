@@ -129,8 +129,8 @@ async function database(client: pg.Client, needs: Needs, schemaText: string): Pr
   // Host columns the module's INSERTs do not name: without a default, every lead creation would fail.
   const blocking = columnRows
     .filter((r) => r.required && ["customers", "referrals", "audit_entries"].includes(r.table_name))
-    .map((r) => `${r.table_name}.${r.column_name}`)
-    .filter((c) => !needs.tables[c.split(".")[0]].includes(c.split(".")[1]));
+    .filter((r) => !needs.tables[r.table_name]?.includes(r.column_name))
+    .map((r) => `${r.table_name}.${r.column_name}`);
   const tableCount = Object.keys(needs.tables).length;
   const tableLine = `tables: ${tableCount - missingTables.length} of ${tableCount} present`;
   if (missingColumns.length)
@@ -258,7 +258,7 @@ async function migrationState(client: pg.Client, needs: HostNeeds) {
   const { rows: exists } = await client.query<{ exists: boolean }>(
     `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
   );
-  const recorded = exists[0].exists
+  const recorded = exists[0]?.exists
     ? (
         await client.query<{ migration_name: string; checksum: string }>(
           `SELECT migration_name, checksum FROM "_prisma_migrations"

@@ -41,8 +41,16 @@ const NEEDS_FILE = "scripts/host/needs.json";
 const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
 /** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, host:check's runner */
 const UNIMPORTED = { dependencies: ["prisma", "@prisma/client", "swagger-ui-dist"], devDependencies: ["tsx"] };
+/** The Prisma CLI and client, which belong to the package that generates the client. */
 const PRISMA_PACKAGES = ["prisma", "@prisma/client"];
 const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
+/**
+ * Next 15 bundles the server with webpack, which warns at every build about swagger-jsdoc's require of an expression
+ * (under next-swagger-doc); loaded from node_modules instead, as Next 16's Turbopack does by itself.
+ */
+const NEXT_15_EXTERNAL_PACKAGES = ["next-swagger-doc"];
+/** Prisma's packages beside its client, which must be of the client's own version. */
+const PRISMA_COMPANIONS = new Set(["@prisma/adapter-pg", "@prisma/driver-adapter-utils", "@prisma/instrumentation"]);
 const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
 const CHECK_SCRIPT = "tsx scripts/host/check.ts";
 /** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
@@ -115,7 +123,10 @@ function main(hostArg: string | undefined): void {
 
   for (const [file, text] of schema.changed) host.stage(file, text);
   if (packages.changes.length) host.stage("package.json", `${JSON.stringify(packages.json, null, 2)}\n`);
-  const nextConfig = addServerExternalPackages(host, record.nextConfig);
+  const nextConfig = addServerExternalPackages(host, record.nextConfig, [
+    ...SERVER_EXTERNAL_PACKAGES,
+    ...(project.majors.next < 16 ? NEXT_15_EXTERNAL_PACKAGES : []),
+  ]);
   const version = readJson<{ version: string }>(path.join(MODULE_ROOT, "package.json")).version;
   host.stage(
     STATE_FILE,
@@ -264,8 +275,16 @@ function planPackages(hostPackage: HostPackage, files: string[], project: HostPr
   for (const [kind, names] of Object.entries(UNIMPORTED) as [keyof typeof UNIMPORTED, string[]][])
     for (const name of names) if (!(project.schemaPackage && PRISMA_PACKAGES.includes(name))) wanted.set(name, kind);
   const added: Record<string, string> = {};
+  // A host on another Prisma major than the module's gets Prisma's packages at its own client's range.
+  const moduleClient = lock.packages["node_modules/@prisma/client"]?.version ?? "";
+  const hostClient = json.dependencies?.["@prisma/client"] ?? json.devDependencies?.["@prisma/client"];
+  const prismaRange =
+    hostClient && project.majors.prisma !== undefined && `${project.majors.prisma}` !== moduleClient.split(".")[0]
+      ? hostClient
+      : undefined;
   for (const [name, kind] of [...wanted].sort(([a], [b]) => a.localeCompare(b))) {
-    const version = lock.packages[`node_modules/${name}`]?.version;
+    const version =
+      (PRISMA_COMPANIONS.has(name) ? prismaRange : undefined) ?? lock.packages[`node_modules/${name}`]?.version;
     if (!version) throw new Error(`${name} is not in this project's package-lock.json`);
     const has = json.dependencies?.[name] ?? json.devDependencies?.[name];
     if (has === undefined) {
@@ -322,25 +341,26 @@ function planPackages(hostPackage: HostPackage, files: string[], project: HostPr
 function addServerExternalPackages(
   host: HostFolder,
   recorded: InstallRecord["nextConfig"],
+  wanted: string[],
 ): { line: string; record: InstallRecord["nextConfig"] } {
-  const list = SERVER_EXTERNAL_PACKAGES.join(", ");
+  const list = wanted.join(", ");
   const manual = {
-    line: `add serverExternalPackages: ${JSON.stringify(SERVER_EXTERNAL_PACKAGES).replace(/,/g, ", ")} to the host's next.config by hand`,
+    line: `add serverExternalPackages: ${JSON.stringify(wanted).replace(/,/g, ", ")} to the host's next.config by hand`,
     record: recorded,
   };
   const name = NEXT_CONFIGS.find((n) => host.exists(n));
   if (!name) return manual;
   const text = host.readText(name)!;
   const before = serverExternalPackagesOf(text, name);
-  const edited = withServerExternalPackages(text, name, SERVER_EXTERNAL_PACKAGES);
+  const edited = withServerExternalPackages(text, name, wanted);
   if (before === undefined || edited === undefined) return { ...manual, line: `${name}: ${manual.line}` };
   if (edited === null) return { line: `${name}: serverExternalPackages already lists ${list}`, record: recorded };
   // Said only of what the edited text evaluates to.
   const after = serverExternalPackagesOf(edited, name);
-  if (!SERVER_EXTERNAL_PACKAGES.every((p) => after?.includes(p))) return { ...manual, line: `${name}: ${manual.line}` };
+  if (!wanted.every((p) => after?.includes(p))) return { ...manual, line: `${name}: ${manual.line}` };
   host.stage(name, edited);
   const created = recorded?.file === name ? recorded.created : !/\bserverExternalPackages\b/.test(text);
-  const packages = SERVER_EXTERNAL_PACKAGES.filter((p) => !before.includes(p));
+  const packages = wanted.filter((p) => !before.includes(p));
   return {
     line: `${name}: serverExternalPackages lists ${list}`,
     record: { file: name, packages: [...new Set([...(recorded?.packages ?? []), ...packages])], created },

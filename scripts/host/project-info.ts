@@ -12,6 +12,8 @@ export type PackageManager = "npm" | "pnpm";
 
 export interface PrismaClientInfo {
   provider: "prisma-client" | "prisma-client-js";
+  /** The generator's previewFeatures. */
+  previewFeatures?: string[];
   /** The generated client's folder, relative to the host; undefined: prisma-client-js's default, `@prisma/client`. */
   output?: string;
 }
@@ -36,7 +38,7 @@ export interface HostProject {
   migrations: string;
   client?: PrismaClientInfo;
   packageManager: PackageManager;
-  majors: { next: number; prisma?: number; zod?: { major: number; minor: number } };
+  majors: { next: number; prisma?: number; prismaMinor?: number; zod?: { major: number; minor: number } };
   /** The host's own proxy.ts or middleware.ts, which the install leaves alone. */
   gate?: string;
 }
@@ -67,6 +69,14 @@ export function readHostProject(host: HostFolder): HostProject {
     home.configured.migrations ??
     (datasourceFile ? joinPath(dirnameOf(datasourceFile), "migrations") : "prisma/migrations");
   const client = clientOf(schemaTexts, schema.files);
+  const majors = majorsOf(manifest, home.manifest);
+  // The module's @prisma/adapter-pg needs driver adapters, a preview feature of Prisma 6 before 6.16.
+  if (majors.prisma === 6 && (majors.prismaMinor ?? 0) < 16 && !client?.previewFeatures?.includes("driverAdapters"))
+    refuse(
+      `the host runs Prisma 6.${majors.prismaMinor ?? 0}, where the module's driver adapter is a preview feature: ` +
+        `add previewFeatures = ["driverAdapters"] to the generator of ${schema.files[0] ?? "prisma/schema.prisma"}, ` +
+        "or raise prisma and @prisma/client to ^6.16.0",
+    );
   return {
     alias,
     sourceRoot,
@@ -77,7 +87,7 @@ export function readHostProject(host: HostFolder): HostProject {
     migrations,
     client,
     packageManager: packageManagerOf(host),
-    majors: majorsOf(manifest, home.manifest),
+    majors,
     // Only named, never read: a gate that is a link, even to nothing, is the host's to keep.
     gate: [sourceRoot, ""]
       .flatMap((root) => GATE_NAMES.map((name) => `${root}${name}`))
@@ -243,7 +253,15 @@ function clientOf(texts: string[], files: string[]): PrismaClientInfo | undefine
       const output = value("output");
       if (provider === "prisma-client" && !output)
         refuse(`${files[i]}: the generator "prisma-client" has no output; add one (Prisma 7's default)`);
-      return { provider, output: output && joinPath(dirnameOf(files[i]), output) };
+      const preview = block.assignments.find((a) => a.type === "assignment" && a.key === "previewFeatures");
+      const previewFeatures =
+        preview?.type === "assignment" &&
+        typeof preview.value === "object" &&
+        !Array.isArray(preview.value) &&
+        preview.value.type === "array"
+          ? preview.value.args.map((arg) => arg.replace(/^"|"$/g, ""))
+          : [];
+      return { provider, previewFeatures, output: output && joinPath(dirnameOf(files[i]), output) };
     }
   }
   return undefined;
@@ -290,7 +308,7 @@ function majorsOf(manifest: Manifest, schemaManifest: Manifest = manifest): Host
     refuse(
       `the host has zod ${zod.major}.${zod.minor}; the module needs zod 3.25 or later, or 4 (it imports "zod/v4")`,
     );
-  return { next: next.major, prisma: prisma?.major, zod };
+  return { next: next.major, prisma: prisma?.major, prismaMinor: prisma?.minor, zod };
 }
 
 const dirnameOf = (file: string) => (file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "");

@@ -127,7 +127,9 @@ export function mergeSchemas(
     ) + "\n";
   if (conflicts.length === 0) {
     try {
-      validate(JSON.stringify({ prismaSchema: [["schema.prisma", schema]], noColorErrors: true }));
+      validate(
+        JSON.stringify({ prismaSchema: [["schema.prisma", withoutDatasourceUrls(schema)]], noColorErrors: true }),
+      );
     } catch (error) {
       const message = String((JSON.parse(String((error as Error).message ?? error)) as { message?: string }).message);
       conflicts.push(
@@ -140,4 +142,21 @@ export function mergeSchemas(
     }
   }
   return { schema, added, conflicts };
+}
+
+/**
+ * The schema as Prisma 7's validator reads it: without the datasource's connection URLs, which Prisma 6 requires and
+ * Prisma 7 refuses. They are the host's lines, which the merge never touches.
+ */
+function withoutDatasourceUrls(schema: string): string {
+  let inDatasource = false;
+  return schema
+    .split("\n")
+    .map((line) => {
+      if (/^\s*datasource\s+\w+\s*\{/.test(line)) inDatasource = true;
+      else if (inDatasource && /^\s*\}/.test(line)) inDatasource = false;
+      else if (inDatasource && /^\s*(url|directUrl|shadowDatabaseUrl)\s*=/.test(line)) return "";
+      return line;
+    })
+    .join("\n");
 }

@@ -5,6 +5,9 @@ import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
 import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
+import { expect } from "vitest";
+import { gateLine } from "@/scripts/host/gate";
+import { call, TEST_KEY } from "./api";
 
 /**
  * A host app as its developer runs it, for the tests that install the module into a fixture host
@@ -188,19 +191,163 @@ export async function followSteps(
 }
 
 /**
- * `npm run host:uninstall -- <app> --yes` with the host's database, then the steps it prints, run as printed in the
- * app's folder, then the app's build from scratch (the last build's route types still name the module's routes).
- * Returns what the uninstall printed and the problems the build printed.
+ * uninstallWithStep in the app's folder, then the app's build from scratch (the last build's route types still name
+ * the module's routes): what the uninstall printed and the problems the build printed.
  */
 export function uninstallAndBuild(
   app: string,
   manager: "npm" | "pnpm",
   env: Record<string, string | undefined>,
 ): { output: string; build: string[] } {
-  const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", app, "--yes"], ROOT, {
-    DATABASE_URL: env.DATABASE_URL,
-  });
-  for (const step of printedSteps(output)) mustRun("sh", ["-c", step], app, env);
+  const output = uninstallWithStep(app, env.DATABASE_URL!, env);
   rmSync(path.join(app, ".next"), { recursive: true, force: true });
   return { output, build: problems(mustRun(manager, ["run", "build"], app, env)) };
+}
+
+/** The cookie the fixtures' own sign-in gates let through (every other request goes to /login). */
+export const SESSION = { cookie: "session=host-user" };
+
+/** The host's own check by its package manager, through the host's running server at `url`. */
+export function hostCheck(host: string, manager: "npm" | "pnpm", env: Record<string, string | undefined>, url: string) {
+  // npm takes options after `--` as the script's; pnpm passes them on as they are.
+  const args = manager === "npm" ? ["--", "--url", url] : ["--url", url];
+  return run(manager, ["run", "--silent", "host:check", ...args], host, { ...env, LEADS_API_KEY: TEST_KEY });
+}
+
+/** What a host with its own gate showed before the install, and after the install, its steps and its start. */
+export interface GatedInstall {
+  installOutput: string;
+  /** The host's files before the install and right after it (before its steps). */
+  before: Map<string, string>;
+  afterInstall: Map<string, string>;
+  /** host:check through the host's server and its gate as it was. */
+  gateFailure: ReturnType<typeof run>;
+  checksBefore: ReturnType<typeof checks>;
+  buildBefore: string[];
+  buildAfter: string[];
+  pageBefore: Awaited<ReturnType<typeof referralsPage>>;
+  pageAfter: Awaited<ReturnType<typeof referralsPage>>;
+  /** The host started by the printed steps, with the module. */
+  server: ProcessGroup;
+  baseUrl: string;
+}
+
+/**
+ * A fixture host whose own gate (`gate`, exporting the function `gateFunction`) sends every path without a session
+ * cookie to /login, with its packages and client installed, taken through the install as its developer would: built
+ * (the layout's types come from the build), checked and started; then the install, its first step, and host:check
+ * through the gate as it was; then the install's one line on the gate put first in the gate's function, the other
+ * printed steps followed, and the host started again. `generated` is the host's generated client, left out of its
+ * files.
+ */
+export async function installBehindGate(
+  host: string,
+  options: {
+    manager: "npm" | "pnpm";
+    env: Record<string, string | undefined>;
+    gate: string;
+    gateFunction: string;
+    generated: string;
+  },
+): Promise<GatedInstall> {
+  const { manager, env, gate, gateFunction, generated } = options;
+  const buildBefore = problems(mustRun(manager, ["run", "build"], host, env));
+  const checksBefore = checks(host, env, manager);
+  const hostOnly = await startHost(host, manager, env, "/login");
+  let seen: Pick<GatedInstall, "installOutput" | "before" | "afterInstall" | "gateFailure" | "pageBefore">;
+  try {
+    const pageBefore = await referralsPage(hostOnly.url, SESSION);
+    const before = tree(host, generated);
+    const installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
+    const afterInstall = tree(host, generated);
+    mustRun("sh", ["-c", printedSteps(installOutput)[0]], host, env);
+    seen = {
+      installOutput,
+      before,
+      afterInstall,
+      pageBefore,
+      gateFailure: hostCheck(host, manager, env, hostOnly.url),
+    };
+  } finally {
+    await hostOnly.group.stop();
+  }
+
+  const statement = seen.installOutput
+    .split("\n")
+    .find((line) => line.startsWith(`- ${gate} `))!
+    .split("first in it: ")[1];
+  const gateFile = path.join(host, gate);
+  const opening = new RegExp(`(export function ${gateFunction}\\(.*\\) \\{\n)`);
+  writeFileSync(gateFile, readFileSync(gateFile, "utf8").replace(opening, `$1  ${statement}\n`));
+  const settings = { ...env, LEADS_API_KEY: TEST_KEY };
+  let started: { group: ProcessGroup; url: string } | undefined;
+  let pageAfter: GatedInstall["pageAfter"] | undefined;
+  const buildAfter = await followSteps(printedSteps(seen.installOutput).slice(1), host, settings, async () => {
+    started = await startHost(host, manager, settings, "/login");
+    pageAfter = await referralsPage(started.url, SESSION);
+  });
+  if (!started || !pageAfter) throw new Error(`the install printed no start step:\n${seen.installOutput}`);
+  return { ...seen, checksBefore, buildBefore, buildAfter, pageAfter, server: started.group, baseUrl: started.url };
+}
+
+/** host:check through the host's gate as it was: exit 1, and the FAIL line naming the gate and its one-line fix. */
+export function expectGateFailure(result: ReturnType<typeof run>, gate: string): void {
+  expect(result.status).toBe(1);
+  const line = result.output.split("\n").find((l) => l.startsWith("FAIL gate:"));
+  expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \/login\) /);
+  expect(line).toContain(`by the host's ${gate}; ${gateLine(gate)}`);
+}
+
+/** host:check through the host's server, its gate letting the module's paths through: exit 0. */
+export function expectHostCheckPasses(
+  host: string,
+  manager: "npm" | "pnpm",
+  env: Record<string, string | undefined>,
+  baseUrl: string,
+): void {
+  const { status, output } = hostCheck(host, manager, env, baseUrl);
+  expect({ status, output }).toEqual({ status: 0, output: expect.any(String) });
+  expect(output.split("\n")).toContain(
+    `ok   gate: GET /api/leads/sources with the key answered 200 through ${baseUrl}`,
+  );
+}
+
+/**
+ * A lead created through the host's server is listed by GET /api/leads and shown on the host's own page behind its
+ * gate, which still sends a request without the session to /login.
+ */
+export async function expectLeadShownBehindGate(
+  installed: Pick<GatedInstall, "baseUrl" | "server">,
+  lead: { leadName: string; leadMobileNumber: string; referrer: string },
+): Promise<void> {
+  const { baseUrl, server } = installed;
+  const created = await call("POST", "/api/leads", { baseUrl, body: lead }).catch((error: unknown) => {
+    const cause = (error as { cause?: unknown }).cause;
+    throw new Error(`${String(error)} (${String(cause)}); the host's server said:\n${server.output().slice(-3000)}`);
+  });
+  expect(created.status, created.text).toBe(201);
+  const listed = await call("GET", `/api/leads?referrer=${created.body.lead.referrer.customerId}`, { baseUrl });
+  expect(listed.body.leads.map((l: { leadName: string }) => l.leadName)).toEqual([lead.leadName]);
+  const page = await referralsPage(baseUrl, SESSION);
+  expect(page.status).toBe(200);
+  expect(page.text).toContain(`${lead.leadName} (Pending) from ${lead.referrer}`);
+  const gated = await fetch(`${baseUrl}/referrals`, { redirect: "manual" });
+  expect({ status: gated.status, location: gated.headers.get("location") }).toEqual({
+    status: 307,
+    location: "/login",
+  });
+}
+
+/**
+ * `host:uninstall --yes` on the host's database, then the one step it prints, run as printed: the host's files are
+ * then compared with those from before the install.
+ */
+export function uninstallWithStep(host: string, databaseUrl: string, env: Record<string, string | undefined>): string {
+  const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", host, "--yes"], ROOT, {
+    DATABASE_URL: databaseUrl,
+  });
+  const steps = printedSteps(output);
+  expect(steps).toHaveLength(1);
+  mustRun("sh", ["-c", steps[0]], host, env);
+  return output;
 }

@@ -24,6 +24,7 @@ import {
   run,
   startHost,
   tree,
+  uninstallWithStep,
 } from "../helpers/host-app";
 import { createEmptyDatabase } from "../helpers/host-install";
 
@@ -355,16 +356,13 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
 
   it("host:uninstall --yes: the host's files, lint, typecheck and build are again those from before the install", async () => {
     await server.stop();
-    const output = mustRun("npm", ["run", "--silent", "host:uninstall", "--", host, "--yes"], ROOT, {
-      DATABASE_URL: db.url,
-    });
+    // The step it prints: the lockfile back to the host's packages, and the host's client.
+    const output = uninstallWithStep(host, db.url, MACHINE);
+    expect(printedSteps(output)).toEqual(["npm install && npx prisma generate"]);
     // The test before this one left the host's own edit of a module file: named and kept.
     const edited = "lib/leads/sources/default-sources.json";
     expect(output).toContain(`- kept, edited by the host: ${edited}`);
     rmSync(path.join(host, edited));
-    // The step it prints: the lockfile back to the host's packages, and the host's client.
-    expect(output.trim().split("\n").at(-1)).toBe("1. npm install && npx prisma generate");
-    mustRun("sh", ["-c", "npm install && npx prisma generate"], host, MACHINE);
     // tree() leaves out tsc's incremental cache (create-next-app ignores *.tsbuildinfo), rewritten by every typecheck.
     expect(tree(host)).toEqual(before);
     // Built again first, as before the install: the host's typecheck reads the route types (LayoutProps) the build

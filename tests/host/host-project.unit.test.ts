@@ -120,9 +120,9 @@ describe("reading a host", () => {
       schemaFolder: undefined,
       prismaConfig: undefined,
       migrations: "prisma/migrations",
-      client: { provider: "prisma-client", output: "app/generated/prisma" },
+      client: { provider: "prisma-client", output: "app/generated/prisma", previewFeatures: [] },
       packageManager: "npm",
-      majors: { next: 16, prisma: 7, zod: undefined },
+      majors: { next: 16, prisma: 7, prismaMinor: 10, zod: undefined },
       gate: undefined,
     });
   });
@@ -161,7 +161,7 @@ describe("reading a host", () => {
   it("create-t3-app's shape: ~ to ./src with a baseUrl, Prisma 6's prisma-client-js, zod 3.25, middleware.ts", () => {
     const project = readHostProject(
       hostWith({
-        "package.json": pkg({ next: "^15.2.3", "@prisma/client": "^6.6.0", zod: "^3.25.76" }),
+        "package.json": pkg({ next: "^15.2.3", "@prisma/client": "^6.16.0", zod: "^3.25.76" }),
         "tsconfig.json": tsconfig({ "~/*": ["./src/*"] }, "."),
         "src/app/layout.tsx": "",
         "src/middleware.ts": "",
@@ -173,11 +173,26 @@ describe("reading a host", () => {
     expect(project).toMatchObject({
       alias: "~",
       sourceRoot: "src/",
-      client: { provider: "prisma-client-js", output: "generated/prisma" },
-      majors: { next: 15, prisma: 6, zod: { major: 3, minor: 25 } },
+      client: { provider: "prisma-client-js", output: "generated/prisma", previewFeatures: [] },
+      majors: { next: 15, prisma: 6, prismaMinor: 16, zod: { major: 3, minor: 25 } },
       gate: "src/middleware.ts",
       migrations: "prisma/migrations",
     });
+  });
+
+  it("Prisma 6 before 6.16: refused, with the fix, unless the generator lists the driverAdapters preview", () => {
+    const files = (previewFeatures: string) => ({
+      "package.json": pkg({ next: "^15.2.3", "@prisma/client": "^6.6.0" }),
+      "tsconfig.json": tsconfig({ "~/*": ["./src/*"] }),
+      "src/app/layout.tsx": "",
+      "prisma/schema.prisma": `generator client {\n  provider = "prisma-client-js"\n${previewFeatures}}\n`,
+    });
+    expect(() => readHostProject(hostWith(files("")))).toThrow(
+      "the host runs Prisma 6.6, where the module's driver adapter is a preview feature: add previewFeatures = " +
+        '["driverAdapters"] to the generator of prisma/schema.prisma, or raise prisma and @prisma/client to ^6.16.0',
+    );
+    const project = readHostProject(hostWith(files('  previewFeatures = ["views", "driverAdapters"]\n')));
+    expect(project.client).toEqual({ provider: "prisma-client-js", previewFeatures: ["views", "driverAdapters"] });
   });
 
   const base = {

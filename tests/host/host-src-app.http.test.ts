@@ -1,24 +1,25 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateLine } from "@/scripts/host/gate";
 import type { ProcessGroup } from "@/scripts/process-group";
-import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import {
   applyHostMigrations,
   checks,
+  expectGateFailure,
+  expectHostCheckPasses,
+  expectLeadShownBehindGate,
   FIXTURES,
-  followSteps,
+  type GatedInstall,
+  installBehindGate,
   MACHINE,
   mustRun,
   pnpmOnPath,
   printedSteps,
-  problems,
   referralsPage,
-  ROOT,
-  run,
+  SESSION,
   startHost,
   tree,
   treeChanges,
@@ -34,7 +35,6 @@ import { createEmptyDatabase } from "../helpers/host-install";
  * works through the host's server and the host's lint, typecheck, build and page come out as they went in.
  */
 const GATE = "src/proxy.ts";
-const SESSION = { cookie: "session=host-user" };
 const LOCKFILE = "pnpm-lock.yaml";
 
 /**
@@ -51,22 +51,8 @@ let parent: string;
 let host: string;
 let env: Record<string, string | undefined>;
 let db: TestDatabase;
-let server: ProcessGroup;
-let baseUrl: string;
-let installOutput: string;
-let before: Map<string, string>;
-let afterInstall: Map<string, string>;
-let gateFailure: ReturnType<typeof run>;
-let gateBefore: string;
-let checksBefore: ReturnType<typeof checks>;
-let buildBefore: string[];
-let buildAfter: string[];
-let pageBefore: Awaited<ReturnType<typeof referralsPage>>;
-let pageAfter: Awaited<ReturnType<typeof referralsPage>>;
-
-/** The host's own check, through the host's running server at `url`. */
-const hostCheck = (url: string) =>
-  run("pnpm", ["run", "--silent", "host:check", "--url", url], host, { ...env, LEADS_API_KEY: TEST_KEY });
+let installed: GatedInstall;
+let server: ProcessGroup | undefined;
 
 beforeAll(async () => {
   parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-src-"));
@@ -78,34 +64,14 @@ beforeAll(async () => {
   await applyHostMigrations(host, db.url);
   mustRun("pnpm", ["install", "--frozen-lockfile"], host, env);
   mustRun("pnpm", ["exec", "prisma", "generate"], host, env);
-  // Built first: the layout's types (LayoutProps) come from the build.
-  buildBefore = problems(mustRun("pnpm", ["run", "build"], host, env));
-  checksBefore = checks(host, env, "pnpm");
-  const hostOnly = await startHost(host, "pnpm", env, "/login");
-  try {
-    pageBefore = await referralsPage(hostOnly.url, SESSION);
-    before = tree(host, "src/generated");
-    installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
-    afterInstall = tree(host, "src/generated");
-    mustRun("sh", ["-c", printedSteps(installOutput)[0]], host, env);
-    // The host's gate as it was, in front of the module's path.
-    gateFailure = hostCheck(hostOnly.url);
-  } finally {
-    await hostOnly.group.stop();
-  }
-
-  // The one line on the gate, followed as a host developer would: its statement first in the gate's function.
-  const statement = installOutput
-    .split("\n")
-    .find((line) => line.startsWith(`- ${GATE} `))!
-    .split("first in it: ")[1];
-  gateBefore = readFileSync(path.join(host, GATE), "utf8");
-  writeFileSync(path.join(host, GATE), gateBefore.replace(/(export function proxy\(.*\) \{\n)/, `$1  ${statement}\n`));
-  const settings = { ...env, LEADS_API_KEY: TEST_KEY };
-  buildAfter = await followSteps(printedSteps(installOutput).slice(1), host, settings, async () => {
-    ({ group: server, url: baseUrl } = await startHost(host, "pnpm", settings, "/login"));
-    pageAfter = await referralsPage(baseUrl, SESSION);
+  installed = await installBehindGate(host, {
+    manager: "pnpm",
+    env,
+    gate: GATE,
+    gateFunction: "proxy",
+    generated: "src/generated",
   });
+  server = installed.server;
 }, 1_800_000);
 
 afterAll(async () => {
@@ -116,6 +82,7 @@ afterAll(async () => {
 
 describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm with its own gate", () => {
   it("puts the module under src/, merges the schema folder, keeps the gate, prints pnpm's steps", () => {
+    const { before, afterInstall, installOutput } = installed;
     const { added, changed } = treeChanges(before, afterInstall);
     expect(changed).toEqual([
       "next.config.ts",
@@ -150,32 +117,19 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
   });
 
   it("host:check FAILs, naming the gate, while the host's gate sends the module's path to /login", () => {
-    expect(gateFailure.status).toBe(1);
-    const line = gateFailure.output.split("\n").find((l) => l.startsWith("FAIL gate:"));
-    expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \/login\) /);
-    expect(line).toContain(`by the host's ${GATE}; ${gateLine(GATE)}`);
+    expectGateFailure(installed.gateFailure, GATE);
   });
 
   it("creates a lead through the host's server and lists it; the host's page shows it behind its gate", async () => {
-    const lead = { leadName: "Src Host Lead", leadMobileNumber: "012-345 6789", referrer: "Src Roadshow" };
-    const created = await call("POST", "/api/leads", { baseUrl, body: lead }).catch((error: unknown) => {
-      const cause = (error as { cause?: unknown }).cause;
-      throw new Error(`${String(error)} (${String(cause)}); the host's server said:\n${server.output().slice(-3000)}`);
-    });
-    expect(created.status, created.text).toBe(201);
-    const listed = await call("GET", `/api/leads?referrer=${created.body.lead.referrer.customerId}`, { baseUrl });
-    expect(listed.body.leads.map((l: { leadName: string }) => l.leadName)).toEqual([lead.leadName]);
-    const page = await referralsPage(baseUrl, SESSION);
-    expect(page.status).toBe(200);
-    expect(page.text).toContain("Src Host Lead (Pending) from Src Roadshow");
-    const gated = await fetch(`${baseUrl}/referrals`, { redirect: "manual" });
-    expect({ status: gated.status, location: gated.headers.get("location") }).toEqual({
-      status: 307,
-      location: "/login",
+    await expectLeadShownBehindGate(installed, {
+      leadName: "Src Host Lead",
+      leadMobileNumber: "012-345 6789",
+      referrer: "Src Roadshow",
     });
   });
 
   it("serves /docs and the document past the host's gate", async () => {
+    const { baseUrl } = installed;
     const docs = await fetch(`${baseUrl}/docs`, { redirect: "manual" });
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("Lead Intake API documentation");
@@ -184,24 +138,21 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
   });
 
   it("host:check passes through the host's server", () => {
-    const { status, output } = hostCheck(baseUrl);
-    expect({ status, output }).toEqual({ status: 0, output: expect.any(String) });
-    expect(output.split("\n")).toContain(
-      `ok   gate: GET /api/leads/sources with the key answered 200 through ${baseUrl}`,
-    );
+    expectHostCheckPasses(host, "pnpm", env, installed.baseUrl);
   });
 
   it("leaves the host's lint, typecheck, build and page as they were", () => {
-    expect(checks(host, env, "pnpm")).toEqual(checksBefore);
-    expect(buildAfter).toEqual(buildBefore);
-    expect(pageAfter).toEqual(pageBefore);
+    expect(checks(host, env, "pnpm")).toEqual(installed.checksBefore);
+    expect(installed.buildAfter).toEqual(installed.buildBefore);
+    expect(installed.pageAfter).toEqual(installed.pageBefore);
   }, 300_000);
 
   it("host:uninstall --yes: the schema folder, the host's files, lint, typecheck, build and page are as before", async () => {
-    const pageWithLead = await referralsPage(baseUrl, SESSION);
-    await server.stop();
+    const { before, buildBefore, checksBefore } = installed;
+    const pageWithLead = await referralsPage(installed.baseUrl, SESSION);
+    await server?.stop();
     // The gate's line is the host's own edit, taken out by the host.
-    writeFileSync(path.join(host, GATE), gateBefore);
+    cpSync(path.join(FIXTURES, "host-src-app", GATE), path.join(host, GATE));
     const { output, build } = uninstallAndBuild(host, "pnpm", env);
     expect(output).toContain("- prisma/schema: removed Customer.sourceName");
     expect(printedSteps(output)).toEqual(["pnpm install --no-frozen-lockfile && pnpm exec prisma generate"]);
@@ -213,7 +164,8 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     expect(build).toEqual(buildBefore);
     expect(checks(host, env, "pnpm")).toEqual(checksBefore);
     // The host's rows stay, the module's lead among them.
-    ({ group: server, url: baseUrl } = await startHost(host, "pnpm", env, "/login"));
-    expect(await referralsPage(baseUrl, SESSION)).toEqual(pageWithLead);
+    const restarted = await startHost(host, "pnpm", env, "/login");
+    server = restarted.group;
+    expect(await referralsPage(restarted.url, SESSION)).toEqual(pageWithLead);
   }, 600_000);
 });

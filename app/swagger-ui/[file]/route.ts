@@ -1,9 +1,10 @@
 import { ASSET_HEADERS } from "@/lib/openapi/docs-headers";
-import { respond, SWAGGER_UI_FILES, swaggerUiFile } from "@/lib/openapi/served";
+import { respond, swaggerUiFile } from "@/lib/openapi/served";
 
 /** Swagger UI's stylesheet and script for /docs, from the installed swagger-ui-dist; any other name is 404. */
 export async function GET(request: Request, { params }: { params: Promise<{ file: string }> }): Promise<Response> {
   const { file } = await params;
-  if (!Object.hasOwn(SWAGGER_UI_FILES, file)) return new Response("Not found", { status: 404, headers: ASSET_HEADERS });
-  return respond(request, await swaggerUiFile(file), ASSET_HEADERS);
+  const served = swaggerUiFile(file);
+  if (!served) return new Response("Not found", { status: 404, headers: ASSET_HEADERS });
+  return respond(request, await served, ASSET_HEADERS);
 }

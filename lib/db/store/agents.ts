@@ -12,7 +12,7 @@ export type AgentRow = Prisma.UserGetPayload<{
 /** Every user leads can be assigned to, by name then id. */
 export async function listAgentRows(db: Db): Promise<AgentRow[]> {
   const layout = await layoutOf(db);
-  return db.$queryRaw<AgentRow[]>`${eligibleAgentsSql(layout, Prisma.sql`TRUE`)} ORDER BY name, id`;
+  return db.$queryRaw<AgentRow[]>(Prisma.sql`${eligibleAgentsSql(layout, Prisma.sql`TRUE`)} ORDER BY name, id`);
 }
 
 /**
@@ -29,10 +29,10 @@ export async function findAgentRow(
   const layout = await layoutOf(db);
   // The order is on the column, not on byPlatformId: for an integer that is FALSE, and PostgreSQL refuses a
   // constant ORDER BY ("non-integer constant in ORDER BY").
-  const [row] = await db.$queryRaw<AgentRow[]>`
+  const [row] = await db.$queryRaw<AgentRow[]>(Prisma.sql`
     ${eligibleAgentsSql(layout, Prisma.sql`(${byPlatformId} OR ${byNumericId})`)}
     ORDER BY (platform_id = ${platformId ?? ""}) DESC
-    LIMIT 1`;
+    LIMIT 1`);
   return row ?? null;
 }
 

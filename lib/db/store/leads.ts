@@ -207,5 +207,5 @@ export async function leadPage<F extends keyof Referral>(
     ],
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
   );
-  return { rows, total: totals[0].total };
+  return { rows, total: totals[0]!.total };
 }

@@ -39,5 +39,6 @@ export async function claimRequests(
           AS "secondsLeft"`,
     timeoutMs,
   );
-  return { granted: row.granted, secondsLeft: Math.max(0, row.secondsLeft) };
+  const { granted, secondsLeft } = row!;
+  return { granted, secondsLeft: Math.max(0, secondsLeft) };
 }

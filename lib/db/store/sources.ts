@@ -63,7 +63,7 @@ export function insertSourceCtes({ id, name, sourceType, key }: NewSourceRow): P
 
 /** Inserts a source account and its name key; a taken key is a unique violation (lib/db/failures.ts). */
 export async function insertSource(db: Db, source: NewSourceRow): Promise<void> {
-  await db.$executeRaw`WITH ${insertSourceCtes(source)} SELECT 1`;
+  await db.$executeRaw(Prisma.sql`WITH ${insertSourceCtes(source)} SELECT 1`);
 }
 
 /**
@@ -75,7 +75,7 @@ export const sourceListVersionSql = Prisma.sql`SELECT coalesce(sum(changes), 0):
 
 export async function sourceListVersion(db: Db): Promise<string> {
   const [row] = await db.$queryRaw<{ version: string }[]>(sourceListVersionSql);
-  return row.version;
+  return row!.version;
 }
 
 /**
@@ -84,13 +84,15 @@ export async function sourceListVersion(db: Db): Promise<string> {
  * with every row, and alone (a row of NULLs) when there is no source.
  */
 export async function listSourceRows(db: Db): Promise<{ version: string; rows: SourceRow[] }> {
-  const found = await db.$queryRaw<({ version: string } & { [F in keyof SourceRow]: SourceRow[F] | null })[]>`
+  const found = await db.$queryRaw<
+    ({ version: string } & { [F in keyof SourceRow]: SourceRow[F] | null })[]
+  >(Prisma.sql`
     SELECT v.version, s.id, s.name, s."sourceType"
     FROM (${sourceListVersionSql}) v
     LEFT JOIN LATERAL (SELECT id, name, source_type AS "sourceType" FROM customers WHERE kind = 'source') s ON true
-    ORDER BY s.name, s.id`;
+    ORDER BY s.name, s.id`);
   const rows = found.flatMap(({ id, name, sourceType }) =>
     id === null || name === null ? [] : [{ id, name, sourceType }],
   );
-  return { version: found[0].version, rows };
+  return { version: found[0]!.version, rows };
 }

@@ -26,6 +26,6 @@ export async function ensureSource(db: Db, name: string, type: Source["type"]): 
     return { id: created.id, name: created.name, type };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return (await findSource(db, name)) as Source;
+    return (await findSource(db, name))!;
   }
 }
