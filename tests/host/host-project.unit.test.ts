@@ -72,9 +72,9 @@ describe("reading a host", () => {
       schemaFolder: undefined,
       prismaConfig: "../../packages/db/prisma.config.ts",
       migrations: "../../packages/db/prisma/migrations",
-      client: { provider: "prisma-client", output: "../../packages/db/src/generated/prisma" },
+      client: { provider: "prisma-client", output: "../../packages/db/src/generated/prisma", previewFeatures: [] },
       packageManager: "npm",
-      majors: { next: 16, prisma: 7, zod: undefined },
+      majors: { next: 16, prisma: 7, prismaMinor: 10, zod: undefined },
       gate: undefined,
     });
     expect(clientImportOf(project)).toBe("../../../../../packages/db/src/generated/prisma/client");
