@@ -3,7 +3,7 @@ import { parseSchema } from "./prisma-names";
 
 /**
  * The host's schema text without the models and fields an install added (`Model` or `Model.field`), removed by whole
- * lines so every other line stays as the host has it. `missing` names those no longer there (the host removed them).
+ * lines so every other line stays as the host has it. `missing` names those the host removed.
  */
 export function withoutAdded(text: string, added: string[]): { schema: string; missing: string[] } {
   const schema = parseSchema(text);

@@ -3,12 +3,8 @@ import { validate } from "@prisma/prisma-schema-wasm";
 import { columnFields, columnOf, fields, models, parseSchema, tableOf } from "./prisma-names";
 
 /**
- * The module's Prisma models merged into a host's schema, decided on the parsed schemas and written as lines added to
- * the host's text, so that every line of the host's stays as it was (its comments, order and alignment): a model the
- * host lacks is added whole, with the comment above it; a host model of the same table keeps everything of its own
- * and gets the module's column fields it lacks (after the host's last column field) and the relation fields that
- * point at a model the module adds (after its last field). The module needs no relation between the host's own
- * models (it reads and writes them with SQL), so those stay the host's choice.
+ * The module's models merged into a host's schema as lines added to its text, so every line of the host's stays as it
+ * was (docs/host-guide.md, "Installing: one command").
  */
 export interface SchemaMerge {
   schema: string;
@@ -19,10 +15,8 @@ export interface SchemaMerge {
 }
 
 /**
- * Fields of the module's schema on the host's tables whose columns the module never reads or writes. This project's
- * own database has them (migration host_tables creates them with a table the database lacks), but a host's table
- * may not: the install adds none of them (nor a relation on them) to a host's model, and `host:check` does not look
- * for their columns.
+ * Fields on the host's tables whose columns the module never reads or writes: a host's table may lack them, so the
+ * install adds none of them and `host:check` does not look for their columns.
  */
 export const HOST_OWN_FIELDS = new Set(["User.createdAt", "Referral.preferredAgentId", "Referral.preferredAgent"]);
 
