@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
+import { docsInChromium, OPERATIONS } from "./chromium";
 import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { expect } from "vitest";
@@ -350,4 +351,16 @@ export function uninstallWithStep(host: string, databaseUrl: string, env: Record
   expect(steps).toHaveLength(1);
   mustRun("sh", ["-c", steps[0]], host, env);
   return output;
+}
+
+/**
+ * /docs through the host's server, its gate included: the page and the document answer 200 without a redirect, and
+ * Chromium shows every operation of the document with nothing on its console.
+ */
+export async function expectDocsServed(baseUrl: string): Promise<void> {
+  const docs = await fetch(`${baseUrl}/docs`, { redirect: "manual" });
+  expect(docs.status).toBe(200);
+  expect(await docs.text()).toContain("Lead Intake API documentation");
+  expect((await fetch(`${baseUrl}/openapi.json`, { redirect: "manual" })).status).toBe(200);
+  expect(await docsInChromium(baseUrl)).toEqual({ status: 200, operations: OPERATIONS.length, consoleErrors: [] });
 }

@@ -13,6 +13,7 @@ import type { TestDatabase } from "../helpers/db";
 import {
   applyHostMigrations,
   checks,
+  expectDocsServed,
   FIXTURES,
   followSteps,
   MACHINE,
@@ -173,9 +174,7 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
   });
 
   it("serves /docs and the module's own document", async () => {
-    const docs = await fetch(`${baseUrl}/docs`);
-    expect(docs.status).toBe(200);
-    expect(await docs.text()).toContain("Lead Intake API documentation");
+    await expectDocsServed(baseUrl);
     const document = await fetch(`${baseUrl}/openapi.json`);
     expect(await document.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
   });

@@ -9,6 +9,7 @@ import type { TestDatabase } from "../helpers/db";
 import {
   applyHostMigrations,
   checks,
+  expectDocsServed,
   FIXTURES,
   followSteps,
   MACHINE,
@@ -145,10 +146,7 @@ describe("npm run host:install into the app of an npm-workspaces monorepo, its s
   });
 
   it("serves /docs and the document", async () => {
-    const docs = await fetch(`${baseUrl}/docs`);
-    expect(docs.status).toBe(200);
-    expect(await docs.text()).toContain("Lead Intake API documentation");
-    expect((await fetch(`${baseUrl}/openapi.json`)).status).toBe(200);
+    await expectDocsServed(baseUrl);
   });
 
   it("host:check passes in the app, reading the package's schema and migrations", () => {

@@ -8,6 +8,7 @@ import type { TestDatabase } from "../helpers/db";
 import {
   applyHostMigrations,
   checks,
+  expectDocsServed,
   expectGateFailure,
   expectHostCheckPasses,
   expectLeadShownBehindGate,
@@ -129,12 +130,7 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
   });
 
   it("serves /docs and the document past the host's gate", async () => {
-    const { baseUrl } = installed;
-    const docs = await fetch(`${baseUrl}/docs`, { redirect: "manual" });
-    expect(docs.status).toBe(200);
-    expect(await docs.text()).toContain("Lead Intake API documentation");
-    const document = await fetch(`${baseUrl}/openapi.json`, { redirect: "manual" });
-    expect(document.status).toBe(200);
+    await expectDocsServed(installed.baseUrl);
   });
 
   it("host:check passes through the host's server", () => {
