@@ -35,15 +35,15 @@ export const SWAGGER_UI_FILES: Record<string, string> = {
 const assets = new Map<string, Promise<Served>>();
 
 /**
- * One of SWAGGER_UI_FILES from the app's node_modules (the working directory of `next start`), read once; undefined
- * for any other name.
+ * One of SWAGGER_UI_FILES, read once from the nearest node_modules at or above the app's folder (the working directory
+ * of `next start`), as Node resolves a package: a workspace hoists it to its root. Undefined for any other name.
  */
 export function swaggerUiFile(name: string): Promise<Served> | undefined {
   const contentType = Object.hasOwn(SWAGGER_UI_FILES, name) ? SWAGGER_UI_FILES[name] : undefined;
   if (contentType === undefined) return undefined;
   let asset = assets.get(name);
   if (!asset) {
-    asset = readFile(path.join(process.cwd(), "node_modules", "swagger-ui-dist", name)).then((body) => ({
+    asset = readNearest(process.cwd(), path.join("node_modules", "swagger-ui-dist", name)).then((body) => ({
       body,
       etag: etagOf(body),
       contentType,
@@ -52,6 +52,17 @@ export function swaggerUiFile(name: string): Promise<Served> | undefined {
     assets.set(name, asset);
   }
   return asset;
+}
+
+/** The file at `relative` in `folder` or the nearest folder above it that has one. */
+async function readNearest(folder: string, relative: string): Promise<Buffer> {
+  try {
+    return await readFile(path.join(folder, relative));
+  } catch (error) {
+    const parent = path.dirname(folder);
+    if (parent === folder || (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return readNearest(parent, relative);
+  }
 }
 
 /** 200 with the body, or 304 when the request's If-None-Match names its ETag; `headers` on both. */

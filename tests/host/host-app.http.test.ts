@@ -177,7 +177,7 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
     await expectDocsServed(baseUrl);
     const document = await fetch(`${baseUrl}/openapi.json`);
     expect(await document.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
-  });
+  }, 120_000);
 
   it("shows the module's leads on the host's own page, read through the host's own Prisma client", async () => {
     await call("POST", "/api/leads", {

@@ -147,7 +147,7 @@ describe("npm run host:install into the app of an npm-workspaces monorepo, its s
 
   it("serves /docs and the document", async () => {
     await expectDocsServed(baseUrl);
-  });
+  }, 120_000);
 
   it("host:check passes in the app, reading the package's schema and migrations", () => {
     const { status, output } = hostCheck();

@@ -131,7 +131,7 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
 
   it("serves /docs and the document past the host's gate", async () => {
     await expectDocsServed(installed.baseUrl);
-  });
+  }, 120_000);
 
   it("host:check passes through the host's server", () => {
     expectHostCheckPasses(host, "pnpm", env, installed.baseUrl);

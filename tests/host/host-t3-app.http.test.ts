@@ -147,7 +147,7 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
       type: "text/javascript; charset=utf-8",
     });
     expect((await fetch(`${baseUrl}/swagger-ui/index.html`, { redirect: "manual" })).status).toBe(404);
-  });
+  }, 120_000);
 
   it("host:check passes through the host's server", () => {
     expectHostCheckPasses(host, "npm", env, baseUrl);
