@@ -1,7 +1,22 @@
+import { readFileSync } from "node:fs";
 import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 import prettier from "eslint-config-prettier/flat";
+
+/** What git ignores (.gitignore), as flat-config patterns: a pattern without an inner slash matches at any depth. */
+function gitIgnored() {
+  return readFileSync(new URL(".gitignore", import.meta.url), "utf8")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith("#"))
+    .map((line) => {
+      const negation = line.startsWith("!") ? "!" : "";
+      const pattern = line.slice(negation.length);
+      const inner = pattern.slice(0, -1).includes("/");
+      return negation + (inner ? "" : "**/") + pattern.replace(/^\//, "");
+    });
+}
 
 // Next's recommended rules with typescript-eslint's recommended ones; formatting is Prettier's alone.
 export default defineConfig([
@@ -49,13 +64,10 @@ export default defineConfig([
     files: ["tests/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
+  globalIgnores(gitIgnored(), "what git ignores"),
   globalIgnores([
-    ".next/**",
-    "lib/generated/**",
     "public/**",
-    "bench/floor/.next/**",
     "bench/results/**",
-    "next-env.d.ts",
     // create-t3-app's files, linted by the host's own rules in tests/host/host-t3-app.http.test.ts.
     "tests/fixtures/host-t3-app/**",
   ]),
