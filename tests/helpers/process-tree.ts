@@ -77,6 +77,33 @@ export function childrenOf(parent: number): number[] {
   return children;
 }
 
+/** Every process under `root`: its children, theirs, and so on. */
+export function descendantsOf(root: number): number[] {
+  const children = childrenOf(root);
+  return [...children, ...children.flatMap(descendantsOf)];
+}
+
+/** Whether a process is still running (a zombie, exited but not yet reaped by its parent, is not). */
+export function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** The processes of `pids` still running after waiting up to `withinMs` for them to exit (none, once all have). */
+export async function stillRunning(pids: number[], withinMs: number): Promise<number[]> {
+  const deadline = Date.now() + withinMs;
+  let left = pids.filter(running);
+  while (left.length && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = left.filter(running);
+  }
+  return left;
+}
+
 /** The TCP sockets listening on `port`, from /proc/net/tcp{,6}: each one's local address (kernel hex) and inode. */
 export function listeningSockets(port: number): { address: string; inode: string }[] {
   const sockets: { address: string; inode: string }[] = [];

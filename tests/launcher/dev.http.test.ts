@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runningPostmaster } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { makeClone, type Clone } from "../helpers/clone";
-import { listeningPid } from "../helpers/process-tree";
+import { descendantsOf, listeningPid, stillRunning } from "../helpers/process-tree";
 import { validLead } from "../helpers/lead";
 
 /**
@@ -109,12 +109,13 @@ describe("npm run dev", () => {
     });
   }, 120_000);
 
-  it("stops the server and the database on Ctrl-C (SIGINT to the terminal's process group)", async () => {
+  it("stops every process under npm within 10 s on SIGTERM to npm's process, as a supervisor sends it", async () => {
     const postgres = runningPostmaster(path.join(clone.dir, ".data/postgres"))!;
-    process.kill(-dev.pid, "SIGINT");
-    await dev.exited;
+    const under = descendantsOf(dev.pid);
+    expect(under).toContain(postgres.pid);
+    process.kill(dev.pid, "SIGTERM");
+    expect(await stillRunning([dev.pid, ...under], 10_000)).toEqual([]);
     expect(runningPostmaster(path.join(clone.dir, ".data/postgres"))).toBeNull();
-    expect(() => process.kill(postgres.pid, 0)).toThrow();
     expect(listeningPid(Number(new URL(baseUrl).port))).toBeNull();
   }, 60_000);
 });
