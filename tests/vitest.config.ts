@@ -39,6 +39,9 @@ export default defineConfig({
     setupFiles: ["tests/setup/env.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // Each migration applied logs a line (docs/operating.md): eleven per database a test migrates, which buried the
+    // failures in the log.
+    onConsoleLog: (log) => !log.includes('"msg":"migration applied"'),
     projects: [
       // No database, no build, no network.
       project("unit", false),
