@@ -3,13 +3,9 @@
 // unless NODE_OPTIONS sets that option itself.
 
 /**
- * A heap limit below Node's default makes V8 collect sooner, so the process stays small; a young generation twice
- * the default lets more of a POST's objects, alive across its wait for PostgreSQL, die young. The figures are in
- * docs/decisions.md, "Heap".
+ * A heap limit below Node's default makes V8 collect sooner, so the process stays small. The young generation stays
+ * at Node's default: twice its size cost about 60 MB of RSS. The figures are in docs/decisions.md, "Heap".
  */
 export function heapArgs(nodeOptions = process.env.NODE_OPTIONS ?? "") {
-  return [
-    ...(nodeOptions.includes("--max-old-space-size") ? [] : ["--max-old-space-size=1024"]),
-    ...(nodeOptions.includes("--max-semi-space-size") ? [] : ["--max-semi-space-size=32"]),
-  ];
+  return nodeOptions.includes("--max-old-space-size") ? [] : ["--max-old-space-size=1024"];
 }
