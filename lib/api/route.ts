@@ -92,7 +92,9 @@ function finish(
   }
   logAccess({ requestId, method, path, status: response.status, code, startedAt, key });
   const seconds = (performance.now() - startedAt) / 1000;
-  const route = ROUTES.has(path) ? path : OTHER_ROUTE;
+  // A trailing slash is the same path (docs/decisions.md, "A trailing slash is the same path").
+  const bare = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  const route = ROUTES.has(bare) ? bare : OTHER_ROUTE;
   observer()?.request(route, METRIC_METHODS.has(method) ? method : "_OTHER", response.status, code, seconds);
   return response;
 }
