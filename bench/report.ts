@@ -3,6 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import path from "node:path";
+import { burstRatios, type BurstFigures } from "./burst";
 import { renderChart } from "./chart";
 import type { HostBulkFigures } from "./host-bulk";
 import type { ListFigures, ReadFigures } from "./list";
@@ -27,6 +28,7 @@ export interface ImportFigures {
 export interface Measurements {
   post: Record<string, PostFigures>;
   cpuMsPerRequest: Record<string, PostCpu>;
+  burst: BurstFigures;
   pooled: PooledFigures;
   options: OptionFigures;
   list: Record<string, ListFigures>;
@@ -71,6 +73,7 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       listPastEndOffsetOverFirstPageAt1m: round2(m.list[1_000_000].pastEndOffsetP50Ms! / m.list[1_000_000].p50Ms),
       importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
       postPooledThreeOverOneAt64: round2(m.pooled.pooledRps / m.pooled.directRps),
+      ...burstRatios(m.burst),
       ...optionRatios(m.options),
       sourcesNotModifiedOverListAt100k: round2(
         m.sourcesScale.many.sourcesListNotModified.p50Ms / m.sourcesScale.many.sourcesList.p50Ms,
@@ -147,6 +150,12 @@ function toMarkdown(r: BenchResult): string {
       `(transaction mode, ${r.pooled.poolerServerConnections} server connections, ${r.pooled.statements} statements): ${r.pooled.pooledRps} req/s, ` +
       `p99 ${r.pooled.pooledP99Ms} ms; one process direct, taken in turn: ${r.pooled.directRps} req/s, p99 ${r.pooled.directP99Ms} ms.`,
     "",
+    `POST burst: ${r.burst.connections.toLocaleString("en")} connections at once for ${r.burst.seconds} s, after ` +
+      `16 steady connections (${r.burst.steadyCreatedPerSecond} created/s, p99 ${r.burst.steadyP99Ms} ms): ` +
+      `${r.burst.createdPerSecond} created/s, p99 of the created ${r.burst.admittedP99Ms} ms, ${r.burst.refused} refused 429 ` +
+      `CREATION_BUSY, ${r.burst.status500} answered 500, ${r.burst.other} other answers or none; every 201 stored ` +
+      `once and no refused lead stored: ${r.burst.storedAsAnswered ? "yes" : "NO"}.`,
+    "",
     "| CPU ms per POST at 16 connections | server process | PostgreSQL | whole machine |",
     "|---|---|---|---|",
     ...Object.entries(r.cpuMsPerRequest[16]).map(
@@ -166,6 +175,10 @@ function toMarkdown(r: BenchResult): string {
       `${r.ratios.postServerCpuRateLimitedOverPlainAt16} | <= 1.1 |`,
     `| Server CPU per POST at 16 connections, metrics on (both exporters) / off | ` +
       `${r.ratios.postServerCpuMetricsOverPlainAt16} | <= 1.05 |`,
+    `| POST burst created/s / steady created/s | ${r.ratios.burstGoodputOverSteady} | >= 0.8 |`,
+    `| POST burst p99 of the created / steady p99 | ${r.ratios.burstAdmittedP99OverSteady} | <= 5 |`,
+    `| POST burst answers 500 | ${r.burst.status500} | 0 |`,
+    `| POST burst: every 201 stored once, no refused lead stored | ${r.burst.storedAsAnswered ? "yes" : "no"} | yes |`,
     `| List p50 at 1M / at 10k | ${r.ratios.listP50At1mOver10k} | <= 2 |`,
     `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
     `| List p50 at 1M, offset 500000 / first page | ${r.ratios.listDeepOffsetOverFirstPageAt1m} | <= 5 |`,

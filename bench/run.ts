@@ -7,6 +7,7 @@ import pg from "pg";
 import { migrate } from "@/lib/db/migrate";
 import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
+import { measureBurst } from "./burst";
 import { serverRssMb } from "./cpu";
 import { seedSourcesAndUsers } from "./data";
 import { measureHostBulk } from "./host-bulk";
@@ -36,6 +37,8 @@ async function main() {
       const rssStart = serverRssMb(servers.service.group);
       await warmPost(servers);
       const { post, cpu } = await measurePost(servers, pool, dir);
+      console.log("POST burst: 2,000 connections at once after 16 steady ones...");
+      const burst = await measureBurst(servers.service.url, pool);
       console.log("POST at 64 connections: three processes behind HAProxy on PgBouncer beside the one direct...");
       const pooled = await measurePooled(servers.service, database.url);
       console.log("Server CPU per POST at 16 connections with a rate limit, and with metrics, beside neither...");
@@ -55,6 +58,7 @@ async function main() {
       const measurements = {
         post,
         cpuMsPerRequest: cpu,
+        burst,
         pooled,
         options,
         list,

@@ -121,6 +121,15 @@ export const ERRORS = {
     retryAfterSeconds: 1,
     transient: true,
   },
+  CREATION_BUSY: {
+    status: 429,
+    message: "Too many leads are being created at once; retry after the number of seconds in Retry-After",
+    when: `Every database connection lead creation may use is busy and the line in front of them is full (answered before the body is read), or the request waited in that line for longer than a few creations take (at most ${READ_WAIT_MS / 1000} s). Nothing was stored.`,
+    retry:
+      "Retry after the number of seconds in `Retry-After`, with backoff; nothing was stored, so the same POST may be sent again without creating a duplicate.",
+    retryAfterSeconds: 1,
+    transient: true,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

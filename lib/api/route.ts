@@ -7,6 +7,8 @@ import { logAccess, logFailure } from "@/lib/api/log";
 import { requestIdOf } from "@/lib/api/request-id";
 import methodGuard from "@/lib/api/method-guard.json";
 import { errorResponse } from "@/lib/api/response";
+import { admitCreation, isCreationBusy } from "@/lib/db/creation-budget";
+import { database } from "@/lib/db/prisma";
 import { isReadsBusy } from "@/lib/db/read-budget";
 import { classifyFailure } from "@/lib/db/failures";
 import { observer } from "@/lib/db/observer";
@@ -32,6 +34,7 @@ const CLOSES_CONNECTION = new Set<ErrorCode>(["UNAUTHORIZED", "PAYLOAD_TOO_LARGE
 const CLOSE = { Connection: "close" };
 const INTERNAL = new ApiError("INTERNAL_ERROR");
 const READS_BUSY = new ApiError("READS_BUSY");
+const CREATION_BUSY = new ApiError("CREATION_BUSY");
 const MALFORMED = new ApiError("MALFORMED_REQUEST");
 
 /**
@@ -50,6 +53,8 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     if (needsKey) {
       key = authenticate(request);
       if (!servicePrepared()) await prepareService();
+      // Before the body, the rate limit's claim or any other work: a burst is refused for what it costs to say no.
+      if (request.method === "POST") admitCreation(database());
       await admit(request.method === "POST" ? "create" : "read", key, requestId);
     }
     response = await handler(request);
@@ -62,7 +67,8 @@ async function serve(request: Request, handler: Handler, needsKey: boolean): Pro
     else if (isReadsBusy(error)) {
       refusal = READS_BUSY;
       observer()?.readsBusy();
-    } else if ((gone = clientGone(request, error))) {
+    } else if (isCreationBusy(error)) refusal = CREATION_BUSY;
+    else if ((gone = clientGone(request, error))) {
       return finish(requestId, method, path, startedAt, key, gone, new Response(null, { status: GONE_STATUS[gone] }));
     } else {
       logFailure(requestId, method, path, error);

@@ -40,6 +40,14 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The wait before another attempt: the server's Retry-After, if any, plus full jitter below a cap that doubles with
+ * each attempt, so callers refused together by a busy server do not all come back at once.
+ */
+export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | null): number {
+  return (retryAfterMs ?? 0) + Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+}
+
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 5_000, deadlineMs: 30_000 };
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -160,7 +168,7 @@ export class LeadsClient {
         ...fields,
         ...(status === 429 && retryAfterMs !== null ? { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) } : {}),
       };
-      const wait = retryAfterMs ?? 0;
+      const wait = backoffMs(this.retry, attempt, retryAfterMs);
       if (retryAfterMs === null || !isTransient(status, fields.code, retryAfterMs) || attempt >= this.retry.maxAttempts)
         return rejected;
       if (Date.now() + wait >= deadline || !(await pause(wait, options.signal))) return rejected;
@@ -292,7 +300,7 @@ export class LeadsClient {
       }
       if (attempt >= this.retry.maxAttempts) return failed;
       // The server's own Retry-After when it gave one, else full jitter below the doubling cap.
-      wait ??= Math.random() * Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
+      wait ??= backoffMs(this.retry, attempt, 0);
       if (Date.now() + wait >= deadline) return failed;
       if (!(await pause(wait, options.signal))) return { ...failed, reason: "aborted", error: "Aborted by the caller" };
     }

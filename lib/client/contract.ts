@@ -78,6 +78,11 @@ export const ERROR_CODES: Record<string, { status: number; transient: boolean; r
     "status": 503,
     "transient": true,
     "retry": "Retry after the number of seconds in `Retry-After`; nothing was read or changed."
+  },
+  "CREATION_BUSY": {
+    "status": 429,
+    "transient": true,
+    "retry": "Retry after the number of seconds in `Retry-After`, with backoff; nothing was stored, so the same POST may be sent again without creating a duplicate."
   }
 };
 

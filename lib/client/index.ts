@@ -1,4 +1,5 @@
 export {
+  backoffMs,
   type CallOptions,
   type ClientOptions,
   DEFAULT_RETRY,

@@ -309,9 +309,10 @@ export type components = {
          *     - `ASSIGNMENT_NOT_CONFIGURED` (503): Assignment storage is not enabled in the host database (POST with `assignedAgentId`).
          *     - `RATE_LIMITED` (429): This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
          *     - `READS_BUSY` (503): Every database connection that reads may use was busy for 2 s (GET operations only; lead creation keeps connections of its own).
+         *     - `CREATION_BUSY` (429): Every database connection lead creation may use is busy and the line in front of them is full (answered before the body is read), or the request waited in that line for longer than a few creations take (at most 2 s). Nothing was stored.
          * @enum {string}
          */
-        ErrorCode: "INVALID_JSON" | "INVALID_INPUT" | "MALFORMED_REQUEST" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INVALID_CONTENT_TYPE" | "INVALID_AGENT" | "INVALID_REFERRER" | "INTERNAL_ERROR" | "API_NOT_CONFIGURED" | "ASSIGNMENT_NOT_CONFIGURED" | "RATE_LIMITED" | "READS_BUSY";
+        ErrorCode: "INVALID_JSON" | "INVALID_INPUT" | "MALFORMED_REQUEST" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INVALID_CONTENT_TYPE" | "INVALID_AGENT" | "INVALID_REFERRER" | "INTERNAL_ERROR" | "API_NOT_CONFIGURED" | "ASSIGNMENT_NOT_CONFIGURED" | "RATE_LIMITED" | "READS_BUSY" | "CREATION_BUSY";
         /** @description One problem with the input. */
         Issue: {
             /** @description Dot-joined path of the offending field (`referrer.customerId`), the unknown property or query parameter name, or `""` for the body as a whole. A path longer than 200 characters is cut, ending in `…`. */
@@ -395,13 +396,13 @@ export type components = {
         Allow: string;
         /** @description The version of the list of sources, to send back in `If-None-Match`. */
         ETag: string;
-        /** @description With `READS_BUSY` and `RATE_LIMITED`: the seconds to wait before retrying. Absent with the other codes of the same status. */
+        /** @description With `READS_BUSY`, `CREATION_BUSY` and `RATE_LIMITED`: the seconds to wait before retrying. Absent with the other codes of the same status. */
         "Retry-After": string;
         /** @description The RFC 6750 challenge of every 401: `Bearer`, with `error="invalid_token"` when a bearer key was sent but is not the configured one. */
         "WWW-Authenticate": "Bearer" | "Bearer error=\"invalid_token\"";
-        /** @description With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy's remaining requests `r` (0) and the seconds `t` until its window resets, e.g. `"create";r=0;t=37`. */
+        /** @description With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy's remaining requests `r` (0) and the seconds `t` until its window resets, e.g. `"create";r=0;t=37`. Absent with `CREATION_BUSY`, which is no key's limit. */
         RateLimit: string;
-        /** @description With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy the key ran out of, its quota `q` and window `w` in seconds, e.g. `"create";q=600;w=60`. */
+        /** @description With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy the key ran out of, its quota `q` and window `w` in seconds, e.g. `"create";q=600;w=60`. Absent with `CREATION_BUSY`. */
         "RateLimit-Policy": string;
         /** @description The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `-`, `_`, `.` or `:`, else a generated one. Quote it to the operator; it is in every log line of the request and in error bodies as `requestId`. */
         "X-Request-Id": string;
@@ -768,8 +769,10 @@ export interface operations {
             };
             /**
              * @description - `RATE_LIMITED`: This key used up its requests for the operation in the current window; the server's limits are `LEADS_RATE_LIMIT_CREATE` (POST) and `LEADS_RATE_LIMIT_READ` (the GET operations), each key with its own budget. The `RateLimit` and `RateLimit-Policy` headers say the limit and when it resets.
+             *     - `CREATION_BUSY`: Every database connection lead creation may use is busy and the line in front of them is full (answered before the body is read), or the request waited in that line for longer than a few creations take (at most 2 s). Nothing was stored.
              *
              *     Retry after the number of seconds in `Retry-After`; nothing was read or written, so even a POST may be sent again without creating a duplicate.
+             *     Retry after the number of seconds in `Retry-After`, with backoff; nothing was stored, so the same POST may be sent again without creating a duplicate.
              */
             429: {
                 headers: {
@@ -783,7 +786,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        code?: "RATE_LIMITED";
+                        code?: "RATE_LIMITED" | "CREATION_BUSY";
                     } & components["schemas"]["Error"];
                 };
             };

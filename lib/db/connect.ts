@@ -2,6 +2,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { sendPreparedThrough } from "@/lib/db/prepared";
+import { creationConnections, CreationBudget, keepCreationBudget } from "@/lib/db/creation-budget";
 import { keepReadBudget, ReadBudget, readConnections } from "@/lib/db/read-budget";
 import { recoveringPlanChanges, StatementNames } from "@/lib/db/statements";
 import { NUMERIC_SETTINGS } from "@/lib/settings.mjs";
@@ -40,7 +41,7 @@ export function statementModeOf(value = process.env.DATABASE_STATEMENTS): Statem
 
 /**
  * The one way this project opens the service's database: the server process, the scripts and the tests. Pool
- * limits, statement modes (lib/db/statements.ts) and the read budget (lib/db/read-budget.ts) apply to all of them.
+ * limits, statement modes (lib/db/statements.ts) and the read and creation budgets apply to all of them.
  */
 export function createDatabaseClient(
   connectionString: string,
@@ -70,5 +71,6 @@ export function createDatabaseClient(
   });
   sendPreparedThrough(client, pool, names);
   keepReadBudget(client, new ReadBudget(readConnections(poolSize)));
+  keepCreationBudget(client, new CreationBudget(creationConnections(poolSize)));
   return client;
 }

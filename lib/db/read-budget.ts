@@ -1,3 +1,4 @@
+import { ConnectionBudget } from "@/lib/db/connection-budget";
 import { numericSetting } from "@/lib/settings.mjs";
 
 /**
@@ -31,44 +32,17 @@ export function readConnections(poolSize: number, env: Record<string, string | u
   return Math.max(1, Math.min(wanted, poolSize - 1));
 }
 
-export class ReadBudget {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(readonly connections: number) {}
-
-  /** Reads running and reads waiting in line, for the metrics. */
-  get state(): { running: number; waiting: number } {
-    return { running: this.running, waiting: this.waiting.length };
+export class ReadBudget extends ConnectionBudget {
+  protected get waitMs(): number {
+    return READ_WAIT_MS;
   }
 
-  /** Runs `read` once one of the read connections is free; throws ReadsBusy when none frees in time. */
-  async run<T>(read: () => Promise<T>): Promise<T> {
-    if (this.running >= this.connections) await this.turn();
-    else this.running++;
-    try {
-      return await read();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
+  protected lineLength(): number {
+    return this.connections * READ_QUEUE;
   }
 
-  /** Waits for a finishing read to hand over its place (`running` stays counted for the one woken). */
-  private turn(): Promise<void> {
-    if (this.waiting.length >= this.connections * READ_QUEUE) return Promise.reject(new ReadsBusy());
-    return new Promise((resolve, reject) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(wake), 1);
-        reject(new ReadsBusy());
-      }, READ_WAIT_MS);
-      this.waiting.push(wake);
-    });
+  protected busy(): Error {
+    return new ReadsBusy();
   }
 }
 

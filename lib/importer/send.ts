@@ -1,15 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { CreateLeadRequest, LeadsClient } from "@/lib/client/index";
+import { backoffMs, DEFAULT_RETRY, type CreateLeadRequest, type LeadsClient } from "@/lib/client/index";
 import type { Run } from "@/lib/importer/run-state";
 
 /** Answers that say the row's data is wrong; any other refusal is about the server or the key. */
 const DATA_ERROR_STATUSES = new Set([400, 413, 422]);
 /**
- * A 429 RATE_LIMITED wrote nothing, so the same POST is sent again after its Retry-After (never longer than an
- * hour, the longest limit window): a row is sent at most this many times in all, then left unsent. The docs quote it.
+ * A 429 (RATE_LIMITED, CREATION_BUSY) wrote nothing, so the same POST is sent again after its Retry-After (at most an
+ * hour, the longest limit window) and a backoff: a row is sent at most this many times in all. The docs quote it.
  */
 export const MAX_SENDS_PER_ROW = 20;
 const LONGEST_RETRY_AFTER_S = 3_600;
+/** The jitter added to a Retry-After, up to a second: it spreads rows refused together without stretching a run. */
+const RESEND_BACKOFF = { ...DEFAULT_RETRY, maxDelayMs: 1_000 };
 
 /** A row to send: its number in the input and its body. */
 export interface QueuedRow {
@@ -81,7 +83,7 @@ async function post(poster: LeadsClient, body: CreateLeadRequest, signal: AbortS
   let outcome = await poster.createLead(body);
   for (let sends = 1; sends < MAX_SENDS_PER_ROW; sends++) {
     if (outcome.outcome !== "rejected" || outcome.retryAfterSeconds === undefined) break;
-    const waitMs = Math.min(outcome.retryAfterSeconds, LONGEST_RETRY_AFTER_S) * 1000;
+    const waitMs = backoffMs(RESEND_BACKOFF, sends, Math.min(outcome.retryAfterSeconds, LONGEST_RETRY_AFTER_S) * 1000);
     const stopped = await sleep(waitMs, undefined, { signal }).then(
       () => false,
       () => true,

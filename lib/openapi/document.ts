@@ -116,7 +116,7 @@ function openApiDefinition(): Json {
         },
         "Retry-After": {
           description:
-            "With `READS_BUSY` and `RATE_LIMITED`: the seconds to wait before retrying. Absent with the other codes of the same status.",
+            "With `READS_BUSY`, `CREATION_BUSY` and `RATE_LIMITED`: the seconds to wait before retrying. Absent with the other codes of the same status.",
           required: false,
           schema: { type: "string", pattern: "^[0-9]+$" },
         },
@@ -128,14 +128,14 @@ function openApiDefinition(): Json {
         },
         RateLimit: {
           description:
-            'With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy\'s remaining requests `r` (0) and the seconds `t` until its window resets, e.g. `"create";r=0;t=37`.',
-          required: true,
+            "With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy's remaining requests `r` (0) and the seconds `t` until its window resets, e.g. `\"create\";r=0;t=37`. Absent with `CREATION_BUSY`, which is no key's limit.",
+          required: false,
           schema: { type: "string", pattern: '^"(create|read)";r=[0-9]+;t=[0-9]+$' },
         },
         "RateLimit-Policy": {
           description:
-            'With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy the key ran out of, its quota `q` and window `w` in seconds, e.g. `"create";q=600;w=60`.',
-          required: true,
+            'With `RATE_LIMITED` (IETF draft-ietf-httpapi-ratelimit-headers): the policy the key ran out of, its quota `q` and window `w` in seconds, e.g. `"create";q=600;w=60`. Absent with `CREATION_BUSY`.',
+          required: false,
           schema: { type: "string", pattern: '^"(create|read)";q=[0-9]+;w=[0-9]+$' },
         },
         "X-Request-Id": {

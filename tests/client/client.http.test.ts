@@ -333,4 +333,21 @@ describe("typed client: tolerant reading, the sources' ETag, and Retry-After", (
     await far.close();
     await s.close();
   });
+  it("sends a POST refused 429 CREATION_BUSY again after Retry-After plus a backoff that grows per attempt", async () => {
+    const times: number[] = [];
+    const busy = { error: "busy", code: "CREATION_BUSY", requestId: "r" };
+    const s = await standIn((req, res) => {
+      req.resume();
+      times.push(Date.now());
+      json(res, 429, busy, { "retry-after": "0" });
+    });
+    const refused = await s.client({ retry: { baseDelayMs: 100, maxDelayMs: 1_000 } }).createLead(body(53));
+    expect(refused).toMatchObject({ outcome: "rejected", status: 429, code: "CREATION_BUSY", retryAfterSeconds: 0 });
+    expect(s.requests).toEqual(Array.from({ length: 5 }, () => "POST /api/leads"));
+    // Full jitter below 100, 200, 400 and 800 ms (750 ms in all on average): never past the caps, and not all at once.
+    const waits = times.slice(1).map((t, i) => t - times[i]);
+    waits.forEach((wait, i) => expect(wait).toBeLessThan(100 * 2 ** i + 50));
+    expect(waits.reduce((a, b) => a + b)).toBeGreaterThan(20);
+    await s.close();
+  });
 });

@@ -323,6 +323,7 @@ export const EXPECTED_CODES: Record<string, ErrorCode[]> = {
     "INVALID_AGENT",
     "INVALID_REFERRER",
     "RATE_LIMITED",
+    "CREATION_BUSY",
     "INTERNAL_ERROR",
     "API_NOT_CONFIGURED",
     "ASSIGNMENT_NOT_CONFIGURED",

@@ -2,6 +2,7 @@ import { readJsonBody } from "@/lib/api/body";
 import { json } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
 import { parseInput, parseQuery } from "@/lib/api/validation";
+import { creating } from "@/lib/db/creation-budget";
 import { database } from "@/lib/db/prisma";
 import { reading } from "@/lib/db/read-budget";
 import { createLead } from "@/lib/leads/create-lead";
@@ -17,6 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
   }),
   POST: apiRoute(async (request) => {
     const input = parseInput(createLeadBody, await readJsonBody(request), "lead");
-    return json({ lead: await createLead(database(), input) }, 201);
+    const db = database();
+    return json({ lead: await creating(db, () => createLead(db, input)) }, 201);
   }),
 });

@@ -74,6 +74,7 @@ export const createLead = operation({
     "INVALID_AGENT",
     "INVALID_REFERRER",
     "RATE_LIMITED",
+    "CREATION_BUSY",
     "INTERNAL_ERROR",
     "API_NOT_CONFIGURED",
     "ASSIGNMENT_NOT_CONFIGURED",
