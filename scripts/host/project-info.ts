@@ -136,13 +136,21 @@ export function aliasOf(host: HostFolder, sourceRoot: string): string {
     .compilerOptions;
   const base = (options?.baseUrl ?? ".").replace(/^\.\/?/, "").replace(/\/$/, "");
   const wanted = `${sourceRoot}*`;
+  let relative: string | undefined;
   for (const [key, targets] of Object.entries(options?.paths ?? {})) {
     if (!key.endsWith("/*") || !Array.isArray(targets)) continue;
     const hit = targets.some(
       (t) => typeof t === "string" && joinPath(base, t.replace(/^\.\//, "")).replace(/^\.\//, "") === wanted,
     );
-    if (hit) return key.slice(0, -2);
+    // An alias that is itself a path (`../../outside/*`) would make every copied import a path out of the app.
+    if (hit && /^(\.{1,2}|)(\/|$)/.test(key)) relative ??= key;
+    else if (hit) return key.slice(0, -2);
   }
+  if (relative)
+    refuse(
+      `tsconfig.json's alias "${relative}" is a path, so the module's imports would leave the app; ` +
+        `map a name such as "@/*" to ./${wanted}`,
+    );
   refuse(
     `tsconfig.json maps no alias to ./${wanted} (create-next-app's "@/*": ["./${wanted}"]); ` +
       "the module imports its files through it",
