@@ -10,9 +10,12 @@ import {
   CHECK_SCRIPT,
   moduleDependencies,
   moduleLock,
+  NEXT_15_EXTERNAL_PACKAGES,
+  NEXT_CONFIGS,
   NEXT_ENV,
   NEXT_START,
   PRISMA_COMPANIONS,
+  SERVER_EXTERNAL_PACKAGES,
   startPreload,
 } from "./module-adds";
 import { hostNeeds } from "./needs-of";
@@ -46,13 +49,6 @@ const SCHEMA_FOLDER_FILE = "lead_intake.prisma";
 const NEEDS_FILE = "scripts/host/needs.json";
 /** The Prisma CLI and client, which belong to the package that generates the client. */
 const PRISMA_PACKAGES = ["prisma", "@prisma/client"];
-const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
-/**
- * Next 15 bundles the server with webpack, which warns at every build about swagger-jsdoc's require of an expression
- * (under next-swagger-doc); loaded from node_modules instead, as Next 16's Turbopack does by itself.
- */
-const NEXT_15_EXTERNAL_PACKAGES = ["next-swagger-doc"];
-const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;

@@ -75,6 +75,15 @@ export const startPreload = (sourceRoot: string) =>
 /** The start scripts the install edits, which then begin with the preload. */
 export const NEXT_START = /^next start\b/;
 
+/** The host's next.config, by the names Next reads, whose serverExternalPackages the install adds these to. */
+export const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
+export const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
+/**
+ * Next 15 bundles the server with webpack, which warns at every build about swagger-jsdoc's require of an expression
+ * (under next-swagger-doc); loaded from node_modules instead, as Next 16's Turbopack does by itself.
+ */
+export const NEXT_15_EXTERNAL_PACKAGES = ["next-swagger-doc"];
+
 /** Every file the install writes into a host of this layout, as a path from the app's folder. */
 export function moduleHostFiles(layout: Pick<HostProject, "sourceRoot" | "migrations">): Set<string> {
   const generated = MODULE_FILES.filter((entry) => entry.generated).flatMap((entry) => entry.paths);

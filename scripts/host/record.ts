@@ -10,9 +10,12 @@ import {
   moduleHostFiles,
   moduleLock,
   moduleModels,
+  NEXT_15_EXTERNAL_PACKAGES,
+  NEXT_CONFIGS,
   NEXT_ENV,
   NEXT_START,
   PRISMA_COMPANIONS,
+  SERVER_EXTERNAL_PACKAGES,
   startPreload,
 } from "./module-adds";
 import { fields, models, parseSchema } from "./prisma-names";
@@ -100,6 +103,14 @@ function foreignEntry(host: HostFolder, layout: RecordedHost, record: InstallRec
       return `scripts names ${name}, which is not a script the module's install sets`;
     if (after !== written) return `scripts[${JSON.stringify(name)}] is not the value the module's install writes`;
   }
+
+  const { nextConfig } = record;
+  if (nextConfig && !NEXT_CONFIGS.includes(nextConfig.file))
+    return `nextConfig.file is ${nextConfig.file}, not a next.config the module's install edits`;
+  const external = new Set([...SERVER_EXTERNAL_PACKAGES, ...NEXT_15_EXTERNAL_PACKAGES]);
+  const hostsExternal = nextConfig?.packages.find((name) => !external.has(name));
+  if (hostsExternal !== undefined)
+    return `nextConfig.packages names ${hostsExternal}, which the module's install does not add to serverExternalPackages`;
 
   const ours = moduleModels();
   const theirs = new Map(hostModels(host, layout.schemaFiles).map((model) => [model.name, model]));

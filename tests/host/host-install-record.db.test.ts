@@ -8,7 +8,7 @@ import { expectRefused, hostCopy, runHostScript } from "../helpers/host-install-
 
 /**
  * A record (.lead-intake-module.json) tampered with, or stale, after a real install: each entry naming what the
- * host has of its own (its models and fields, its packages, its scripts, its files with their very SHA-256) is
+ * host has of its own (its models and fields, packages, scripts, next.config, files with their very SHA-256) is
  * refused in one sentence by a re-install and by an uninstall, and the host stays byte for byte as it was.
  */
 const sha256 = (content: Buffer) => createHash("sha256").update(content).digest("hex");
@@ -85,6 +85,15 @@ describe(
     it.each(["app/page.tsx", "app/layout.tsx"])("the host's %s with its own SHA-256", (file) => {
       tamper((record) => (record.files[file] = sha256(hostFile(file))));
       expectBothRefuse(`files[${JSON.stringify(file)}] is not a file the module's install writes`);
+    });
+
+    it("a next.config that is the host's page, and a serverExternalPackages entry of the host's own", () => {
+      tamper((record) => (record.nextConfig.file = "app/page.tsx"));
+      expectBothRefuse("nextConfig.file is app/page.tsx, not a next.config the module's install edits");
+      tamper((record) => record.nextConfig.packages.push("sharp"));
+      expectBothRefuse(
+        "nextConfig.packages names sharp, which the module's install does not add to serverExternalPackages",
+      );
     });
 
     it("one of the module's packages at a version the install never writes (the host's own zod)", () => {
