@@ -8,7 +8,6 @@ import {
   CHECK_SCRIPT,
   moduleDependencies,
   moduleHostFiles,
-  moduleLock,
   moduleModels,
   NEXT_15_EXTERNAL_PACKAGES,
   NEXT_CONFIGS,
@@ -43,6 +42,8 @@ const recordSchemaOf = (inside: (relative: string) => boolean) => {
 };
 
 export type InstallRecord = z.infer<ReturnType<typeof recordSchemaOf>>;
+
+const EXACT_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 
 /** What a record is checked against: where the host's files go, and its Prisma schema's files. */
 export type RecordedHost = Pick<HostProject, "sourceRoot" | "migrations" | "schemaFiles">;
@@ -82,14 +83,13 @@ function foreignEntry(host: HostFolder, layout: RecordedHost, record: InstallRec
   if (file !== undefined) return `files[${JSON.stringify(file)}] is not a file the module's install writes`;
 
   const dependencies = moduleDependencies();
-  const lock = moduleLock();
   for (const [name, version] of Object.entries(record.packages)) {
     if (name !== NEXT_ENV && !dependencies.has(name))
       return `packages names ${name}, which is not a package the module's install adds`;
-    // Prisma's companions and @next/env are written at the host's own range; every other at this project's lock.
-    const locked = lock.packages[`node_modules/${name}`]?.version;
-    if (name !== NEXT_ENV && !PRISMA_COMPANIONS.has(name) && version !== locked)
-      return `packages[${JSON.stringify(name)}] is ${version}, not the version the module's install writes (${locked})`;
+    // Prisma's companions and @next/env are written at the host's own range; every other at the exact version of a
+    // module's lock (an older clone's too), never a range as a host's own package has.
+    if (name !== NEXT_ENV && !PRISMA_COMPANIONS.has(name) && !EXACT_VERSION.test(version))
+      return `packages[${JSON.stringify(name)}] is ${version}, not an exact version as the module's install writes`;
   }
 
   for (const [name, { before, after }] of Object.entries(record.scripts)) {

@@ -96,11 +96,9 @@ describe(
       );
     });
 
-    it("one of the module's packages at a version the install never writes (the host's own zod)", () => {
+    it("one of the module's packages at a range, as the host's own zod is", () => {
       tamper((record) => (record.packages.zod = "^3.24.2"));
-      expectBothRefuse(
-        `packages["zod"] is ^3.24.2, not the version the module's install writes (${installed.packages.zod})`,
-      );
+      expectBothRefuse(`packages["zod"] is ^3.24.2, not an exact version as the module's install writes`);
     });
 
     it("the record as the install wrote it: a re-install changes nothing and the uninstall plans only the module's", () => {
