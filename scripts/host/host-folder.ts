@@ -1,6 +1,6 @@
 // Every file access of `host:install` and `host:uninstall` inside the host's folder: no read, write or removal
-// through a link that leaves the folder, nor of anything that is not a regular file, and every write staged so that
-// a failure part way leaves the host as it was.
+// through a link that leaves the folder, nor of anything that is not a regular file or that another user could have
+// put there, and every write staged so that a failure part way leaves the host as it was.
 import {
   closeSync,
   constants,
@@ -13,6 +13,7 @@ import {
   realpathSync,
   rmdirSync,
   rmSync,
+  statSync,
   writeFileSync,
   type Stats,
 } from "node:fs";
@@ -42,6 +43,26 @@ const lstatOrUndefined = (file: string): Stats | undefined => {
     throw error;
   }
 };
+
+/**
+ * Refuses a real path (no link) that the user running the command cannot trust: one another user owns (root aside),
+ * or one its group or every user can write, whose content may then not be the host's.
+ */
+export function refuseUntrusted(file: string): void {
+  const { uid, mode } = lstatSync(file);
+  const own = process.getuid?.();
+  if (own !== undefined && uid !== own && uid !== 0)
+    refuse(
+      `${file} belongs to another user (uid ${uid}), so it is not the host's to trust: chown it to the host's user`,
+    );
+  if (mode & 0o022)
+    refuse(
+      `${file} can be written by ${mode & 0o002 ? "every user" : "its group"} (mode ${(mode & 0o777).toString(8)}), ` +
+        "so it is not the host's to trust: chmod go-w it",
+    );
+}
+
+const statOrUndefined = (file: string): Stats | undefined => statSync(file, { throwIfNoEntry: false });
 
 /** Whether `relative` names a path under a folder: relative, with "/" between parts, none of them "", "." or "..". */
 export function isInsidePath(relative: string): boolean {
@@ -73,7 +94,12 @@ export class HostFolder {
   private readonly appParts: string[];
   private readonly staged = new Map<string, Staged>();
 
-  constructor(folder: string, boundary?: string) {
+  /** `trusting`: false only to look at a folder above the host, whose files are then read without the owner checks. */
+  constructor(
+    folder: string,
+    boundary?: string,
+    private readonly trusting = true,
+  ) {
     const stat = lstatOrUndefined(folder);
     if (!stat) refuse(`${folder} does not exist`);
     this.root = realpathSync(folder);
@@ -83,6 +109,14 @@ export class HostFolder {
     this.appParts = fromBoundary ? fromBoundary.split(path.sep) : [];
     if (this.appParts[0] === "..") throw new Error(`${this.root} is not inside ${this.boundary}`);
     this.toBoundary = "../".repeat(this.appParts.length);
+    this.trust(this.boundary);
+  }
+
+  /** Refuses `real` (inside the boundary, no links) where it or a folder on the way from the boundary is untrusted. */
+  private trust(real: string): void {
+    if (!this.trusting) return;
+    const parts = path.relative(this.boundary, real).split(path.sep).filter(Boolean);
+    for (let i = 0; i <= parts.length; i++) refuseUntrusted(path.join(this.boundary, ...parts.slice(0, i)));
   }
 
   /**
@@ -99,7 +133,7 @@ export class HostFolder {
 
   /**
    * The real path of `relative` inside the boundary: each part that is a link must resolve inside it, each folder
-   * on the way must be a folder, and what is there must be a regular file or nothing.
+   * on the way must be a folder, what is there must be a regular file or nothing, and each must be trusted.
    */
   private locate(relative: string): string {
     const fromBoundary = this.inside(relative);
@@ -120,8 +154,12 @@ export class HostFolder {
         }
         if (path.relative(this.boundary, target).split(path.sep)[0] === "..")
           refuse(`${shown} is a link to ${target}, outside the host folder`);
+        this.trust(target);
         current = target;
-      } else current = next;
+      } else {
+        current = next;
+        if (this.trusting) refuseUntrusted(current);
+      }
       const last = i === parts.length - 1;
       const kind = lstatSync(current);
       if (!last && !kind.isDirectory()) refuse(`${shown} is not a folder`);
@@ -130,16 +168,28 @@ export class HostFolder {
     return current;
   }
 
-  /** The regular files and the folders (no links) in a folder inside the boundary; none where there is no folder. */
+  /**
+   * The files and the folders (no links) in a folder inside the boundary; none where there is no folder. A link that
+   * is not to a folder is one of the files, as Prisma reads a schema folder, once locate has checked it (refused when
+   * it leaves the boundary, leads nowhere or is not to a regular file).
+   */
   list(relative: string): { files: string[]; folders: string[] } {
-    const fromBoundary = relative === "" ? this.appParts.join("/") : this.inside(relative.replace(/([^.])\/$/, "$1"));
+    const within = relative.replace(/([^.])\/$/, "$1");
+    const fromBoundary = relative === "" ? this.appParts.join("/") : this.inside(within);
     if (fromBoundary === undefined) refuse(`${JSON.stringify(relative)} is not a path inside the host folder`);
     const folder = path.join(this.boundary, fromBoundary);
     const real = lstatOrUndefined(folder)?.isDirectory() ? realpathSync(folder) : undefined;
     if (!real || path.relative(this.boundary, real).split(path.sep)[0] === "..") return { files: [], folders: [] };
+    this.trust(real);
     const entries = readdirSync(real, { withFileTypes: true });
+    const linked = entries.filter(
+      (e) =>
+        e.isSymbolicLink() &&
+        !statOrUndefined(path.join(real, e.name))?.isDirectory() &&
+        this.locate(`${within ? `${within}/` : ""}${e.name}`),
+    );
     return {
-      files: entries.filter((e) => e.isFile()).map((e) => e.name),
+      files: [...entries.filter((e) => e.isFile()), ...linked].map((e) => e.name).sort(),
       folders: entries.filter((e) => e.isDirectory()).map((e) => e.name),
     };
   }
@@ -193,7 +243,7 @@ export class HostFolder {
         if (change.content === null) {
           if (change.before !== undefined) rmSync(change.file);
         } else {
-          const made = mkdirSync(path.dirname(change.file), { recursive: true });
+          const made = mkdirSync(path.dirname(change.file), { recursive: true, mode: 0o755 });
           if (made) madeFolders.push(made);
           writeNoFollow(change.file, change.content);
         }
@@ -229,7 +279,8 @@ function writeNoFollow(file: string, content: string | Buffer): void {
   const fd = openSync(
     file,
     constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    0o666,
+    // Neither group nor others may write what the install writes: the next run would not trust it.
+    0o644,
   );
   try {
     const stat = fstatSync(fd);

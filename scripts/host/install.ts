@@ -1,13 +1,23 @@
 // `npm run host:install -- <host-dir>`: puts the module into a Next.js 16 app (docs/host-guide.md, "Installing").
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { builtinModules } from "node:module";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { refuse, refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage, type HostPackage } from "./host-package";
 import { moduleFiles, PRELOAD_FILE, preloadFor, STATE_FILE } from "./manifest";
+import {
+  CHECK_SCRIPT,
+  moduleDependencies,
+  moduleLock,
+  NEXT_15_EXTERNAL_PACKAGES,
+  NEXT_CONFIGS,
+  NEXT_ENV,
+  NEXT_START,
+  PRISMA_COMPANIONS,
+  SERVER_EXTERNAL_PACKAGES,
+  startPreload,
+} from "./module-adds";
 import { hostNeeds } from "./needs-of";
 import { serverExternalPackagesOf, withServerExternalPackages } from "./next-config";
 import { readRecord, recordText, type InstallRecord } from "./record";
@@ -37,24 +47,8 @@ const MODULE_MIGRATIONS = "prisma/migrations";
 const SCHEMA_FOLDER_FILE = "lead_intake.prisma";
 /** What `host:check` reads: the module's needs, the host's schema and the files written (scripts/host/check.ts). */
 const NEEDS_FILE = "scripts/host/needs.json";
-/** The host's own packages (and what comes with Next), which the module uses as the host has them. */
-const HOST_PACKAGES = new Set(["next", "react", "react-dom", "@next/env"]);
-/** Packages no import names: the Prisma CLI, the generated client's runtime, Swagger UI's files, host:check's runner */
-const UNIMPORTED = { dependencies: ["prisma", "@prisma/client", "swagger-ui-dist"], devDependencies: ["tsx"] };
 /** The Prisma CLI and client, which belong to the package that generates the client. */
 const PRISMA_PACKAGES = ["prisma", "@prisma/client"];
-const SERVER_EXTERNAL_PACKAGES = ["pg", "@prisma/adapter-pg"];
-/**
- * Next 15 bundles the server with webpack, which warns at every build about swagger-jsdoc's require of an expression
- * (under next-swagger-doc); loaded from node_modules instead, as Next 16's Turbopack does by itself.
- */
-const NEXT_15_EXTERNAL_PACKAGES = ["next-swagger-doc"];
-/** Prisma's packages beside its client, which must be of the client's own version. */
-const PRISMA_COMPANIONS = new Set(["@prisma/adapter-pg", "@prisma/driver-adapter-utils", "@prisma/instrumentation"]);
-const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
-const CHECK_SCRIPT = "tsx scripts/host/check.ts";
-/** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
-const startPreload = (sourceRoot: string) => `NODE_OPTIONS="$NODE_OPTIONS --import=./${sourceRoot}${PRELOAD_FILE}"`;
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
@@ -66,7 +60,7 @@ function main(hostArg: string | undefined): void {
   const project = readHostProject(host);
 
   // Everything is read and decided before anything is written: a refusal leaves the host as it was.
-  const record = readRecord(host);
+  const record = readRecord(host, project);
   const schema = planSchema(host, project, new Set(record.schema.filter((entry) => entry.includes("."))));
   const copied = moduleFiles(MODULE_ROOT);
   const files = new Map<string, string | Buffer>(
@@ -83,7 +77,7 @@ function main(hostArg: string | undefined): void {
     gate: project.gate ?? null,
   };
   files.set(NEEDS_FILE, `${JSON.stringify(needs, null, 2)}\n`);
-  const packages = planPackages(hostPackage, copied, project);
+  const packages = planPackages(hostPackage, project);
 
   const report = {
     added: [] as string[],
@@ -229,51 +223,18 @@ function workspaceLine(
   );
 }
 
-/** Bare package names the files import (static, dynamic and type imports), read by TypeScript's own pre-parser. */
-function importedPackages(files: string[]): Set<string> {
-  const builtins = new Set(builtinModules);
-  const names = new Set<string>();
-  for (const file of files.filter((f) => /\.(ts|tsx|mts|mjs)$/.test(f))) {
-    const source = readFileSync(path.join(MODULE_ROOT, file), "utf8");
-    for (const { fileName } of ts.preProcessFile(source, true, true).importedFiles) {
-      if (/^(\.|@\/|node:)/.test(fileName) || builtins.has(fileName)) continue;
-      const parts = fileName.split("/");
-      names.add(fileName.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]);
-    }
-  }
-  return names;
-}
-
 /**
  * The host's package.json with the packages the module uses, at exactly the versions of this project's lock, the
  * preload in its start script, and `host:check`. A package the host already lists keeps the host's range.
  */
-function planPackages(hostPackage: HostPackage, files: string[], project: HostProject) {
-  const lock = readJson<{ packages: Record<string, { version: string; peerDependencies?: Record<string, string> }> }>(
-    path.join(MODULE_ROOT, "package-lock.json"),
-  );
-  const ownDependencies = readJson<{ dependencies: Record<string, string> }>(
-    path.join(MODULE_ROOT, "package.json"),
-  ).dependencies;
+function planPackages(hostPackage: HostPackage, project: HostProject) {
+  const lock = moduleLock();
   const json = structuredClone(hostPackage);
   const changes: string[] = [];
   const notes: string[] = [];
-  const wanted = new Map<string, "dependencies" | "devDependencies">();
-  const copied = files.filter((f) => existsSync(path.join(MODULE_ROOT, f)));
-  // What only `host:check` imports is a tool of the host's developers, not of its server.
-  const served = importedPackages(copied.filter((f) => !f.startsWith("scripts/")));
-  for (const name of new Set([...served, ...importedPackages(copied.filter((f) => f.startsWith("scripts/")))])) {
-    if (HOST_PACKAGES.has(name)) continue;
-    wanted.set(name, served.has(name) ? "dependencies" : "devDependencies");
-    if (lock.packages[`node_modules/@types/${name}`]) wanted.set(`@types/${name}`, "devDependencies");
-    // Peers this project lists itself (@vercel/otel's OpenTelemetry packages): at its versions, not npm's choice.
-    for (const peer of Object.keys(lock.packages[`node_modules/${name}`]?.peerDependencies ?? {})) {
-      if (peer in ownDependencies && !HOST_PACKAGES.has(peer)) wanted.set(peer, "dependencies");
-    }
-  }
+  const wanted = moduleDependencies();
   // The Prisma CLI and the client's runtime belong to the package that generates the client: a workspace's has them.
-  for (const [kind, names] of Object.entries(UNIMPORTED) as [keyof typeof UNIMPORTED, string[]][])
-    for (const name of names) if (!(project.schemaPackage && PRISMA_PACKAGES.includes(name))) wanted.set(name, kind);
+  if (project.schemaPackage) for (const name of PRISMA_PACKAGES) wanted.delete(name);
   const added: Record<string, string> = {};
   // A host on another Prisma major than the module's gets Prisma's packages at its own client's range.
   const moduleClient = lock.packages["node_modules/@prisma/client"]?.version ?? "";
@@ -293,7 +254,7 @@ function planPackages(hostPackage: HostPackage, files: string[], project: HostPr
     } else if (has !== version) notes.push(`kept the host's ${name}@${has} (the module is tested with ${version})`);
   }
   // pnpm links only a package's own dependencies: host:check's @next/env is listed, at the host's next version.
-  const nextEnv = "@next/env";
+  const nextEnv = NEXT_ENV;
   const nextRange = json.dependencies?.next;
   if (
     project.packageManager === "pnpm" &&
@@ -317,7 +278,7 @@ function planPackages(hostPackage: HostPackage, files: string[], project: HostPr
   const start = scripts.start ?? "";
   const preload = startPreload(project.sourceRoot);
   if (!start.includes(`${project.sourceRoot}${PRELOAD_FILE}`)) {
-    if (/^next start\b/.test(start)) {
+    if (NEXT_START.test(start)) {
       set.start = { before: scripts.start ?? null, after: `${preload} ${start}` };
       changes.push(`start runs next start with the preload (${preload})`);
     } else {

@@ -64,10 +64,7 @@ export function readHostProject(host: HostFolder): HostProject {
   const home = schemaHomeOf(host, manifest);
   const schema = home.schema;
   const schemaTexts = schema.files.map((file) => host.readText(file) ?? "");
-  const datasourceFile = schema.files.find((_, i) => /^\s*datasource\s/m.test(schemaTexts[i])) ?? schema.files[0];
-  const migrations =
-    home.configured.migrations ??
-    (datasourceFile ? joinPath(dirnameOf(datasourceFile), "migrations") : "prisma/migrations");
+  const migrations = migrationsOf(home, schemaTexts);
   const client = clientOf(schemaTexts, schema.files);
   const majors = majorsOf(manifest, home.manifest);
   // The module's @prisma/adapter-pg needs driver adapters, a preview feature of Prisma 6 before 6.16.
@@ -95,6 +92,16 @@ export function readHostProject(host: HostFolder): HostProject {
   };
 }
 
+/** The host's folder of migrations, where the module's go too: prisma.config.ts's, else beside the datasource. */
+export function migrationsOf(home: SchemaHome, schemaTexts: string[]): string {
+  const { files } = home.schema;
+  const datasourceFile = files.find((_, i) => /^\s*datasource\s/m.test(schemaTexts[i])) ?? files[0];
+  return (
+    home.configured.migrations ??
+    (datasourceFile ? joinPath(dirnameOf(datasourceFile), "migrations") : "prisma/migrations")
+  );
+}
+
 function readJson<T>(host: HostFolder, file: string): T {
   const text = host.readText(file);
   if (text === undefined) refuse(`the host has no ${file}; name the folder of a Next.js app`);
@@ -106,7 +113,7 @@ function readJson<T>(host: HostFolder, file: string): T {
 }
 
 /** Next takes `src/app` only when there is no `app` at the root; the module's sources go beside it. */
-function sourceRootOf(host: HostFolder): "" | "src/" {
+export function sourceRootOf(host: HostFolder): "" | "src/" {
   const hasFile = (folder: string) =>
     ["layout.tsx", "layout.jsx", "layout.js", "page.tsx", "page.jsx", "page.js"].some((f) =>
       host.exists(`${folder}/${f}`),
@@ -129,13 +136,21 @@ export function aliasOf(host: HostFolder, sourceRoot: string): string {
     .compilerOptions;
   const base = (options?.baseUrl ?? ".").replace(/^\.\/?/, "").replace(/\/$/, "");
   const wanted = `${sourceRoot}*`;
+  let relative: string | undefined;
   for (const [key, targets] of Object.entries(options?.paths ?? {})) {
     if (!key.endsWith("/*") || !Array.isArray(targets)) continue;
     const hit = targets.some(
       (t) => typeof t === "string" && joinPath(base, t.replace(/^\.\//, "")).replace(/^\.\//, "") === wanted,
     );
-    if (hit) return key.slice(0, -2);
+    // An alias that is itself a path (`../../outside/*`) would make every copied import a path out of the app.
+    if (hit && /^(\.{1,2}|)(\/|$)/.test(key)) relative ??= key;
+    else if (hit) return key.slice(0, -2);
   }
+  if (relative)
+    refuse(
+      `tsconfig.json's alias "${relative}" is a path, so the module's imports would leave the app; ` +
+        `map a name such as "@/*" to ./${wanted}`,
+    );
   refuse(
     `tsconfig.json maps no alias to ./${wanted} (create-next-app's "@/*": ["./${wanted}"]); ` +
       "the module imports its files through it",
@@ -167,7 +182,7 @@ export function prismaConfigPaths(text: string, fileName: string): { schema?: st
   return { schema: clean(found.schema), migrations: clean(found.migrations) };
 }
 
-interface SchemaHome {
+export interface SchemaHome {
   package?: { name: string; folder: string };
   manifest?: Manifest;
   prismaConfig?: string;
@@ -334,7 +349,7 @@ const MODULE_MIGRATIONS = "prisma/migrations/";
  * Where a module file goes in the host: its migrations into the host's folder of migrations, its scripts at the
  * host's root (they run from there, as `npm run host:check`), every other file under the host's source root.
  */
-export function hostPathOf(project: HostProject, file: string): string {
+export function hostPathOf(project: Pick<HostProject, "sourceRoot" | "migrations">, file: string): string {
   if (file.startsWith(MODULE_MIGRATIONS)) return `${project.migrations}/${file.slice(MODULE_MIGRATIONS.length)}`;
   if (file.startsWith("scripts/")) return file;
   return `${project.sourceRoot}${file}`;

@@ -11,7 +11,7 @@ import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { migrationObjects, type MigrationObjects } from "../../lib/runtime/migration-objects.mjs";
 import { withoutServerExternalPackages } from "./next-config";
-import { packageManagerOf, schemaHomeOf } from "./project-info";
+import { migrationsOf, packageManagerOf, schemaHomeOf, sourceRootOf } from "./project-info";
 import { readRecord } from "./record";
 import { withoutAdded } from "./schema-removal";
 import { openHost } from "./workspace";
@@ -31,9 +31,14 @@ async function main(args: string[]): Promise<void> {
   if (!hostArg) refuse("Name the host app's folder: npm run host:uninstall -- <host-dir> [--yes]");
   const yes = args.includes("--yes");
   const host = openHost(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
-  const record = readRecord(host);
   const manager = packageManagerOf(host);
   const schemaHome = schemaHomeOf(host);
+  const schemaTexts = schemaHome.schema.files.map((file) => host.readText(file) ?? "");
+  const record = readRecord(host, {
+    sourceRoot: sourceRootOf(host),
+    migrations: migrationsOf(schemaHome, schemaTexts),
+    schemaFiles: schemaHome.schema.files,
+  });
   if (Object.keys(record.files).length === 0) refuse(`${host.root} has no ${STATE_FILE}: the module is not installed`);
   // What to drop is read from this clone's migrations: an older clone would not know a newer module's objects.
   const version = (JSON.parse(readFileSync(path.join(MODULE_ROOT, "package.json"), "utf8")) as { version: string })

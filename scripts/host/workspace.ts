@@ -1,18 +1,27 @@
 // The host a developer names by its app's folder: on its own, or inside an npm workspace (package.json `workspaces`)
 // whose root holds the lockfile and whose packages may hold the Prisma schema (docs/host-guide.md, "Host shapes").
 import path from "node:path";
-import { HostFolder, Refusal } from "./host-folder";
+import { HostFolder, refuse, Refusal } from "./host-folder";
 
 /**
  * The app's folder, bounded by the root of the npm workspace that lists it where there is one, as npm finds it: the
- * nearest folder above with a package.json whose `workspaces` match the app's folder.
+ * nearest folder above with a package.json whose `workspaces` match the app's folder. That root is trusted only when
+ * the user running the command owns it and its package.json and no one else can write them.
  */
 export function openHost(folder: string): HostFolder {
   const app = new HostFolder(folder);
   for (let dir = path.dirname(app.root); ; dir = path.dirname(dir)) {
     const relative = path.relative(dir, app.root).split(path.sep).join("/");
-    if (workspacePatterns(new HostFolder(dir)).some((pattern) => matches(pattern, relative)))
-      return new HostFolder(app.root, dir);
+    if (workspacePatterns(new HostFolder(dir, undefined, false)).some((pattern) => matches(pattern, relative))) {
+      try {
+        const workspace = new HostFolder(app.root, dir);
+        workspace.exists(`${workspace.toBoundary}package.json`);
+        return workspace;
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        refuse(`${path.join(dir, "package.json")} makes the app a package of its workspace, but ${error.message}`);
+      }
+    }
     if (path.dirname(dir) === dir) return app;
   }
 }

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { expect } from "vitest";
 
 /** `host:install` and `host:uninstall` run as a host developer runs them, on real folders. */
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -53,3 +54,25 @@ export function snapshot(dir: string): Map<string, string> {
 
 /** Only the files of a snapshot (a folder left empty is not a difference a host sees in its version control). */
 export const filesOf = (tree: Map<string, string>) => new Map([...tree].filter(([, kind]) => kind !== "folder"));
+
+/**
+ * Runs a host script that must refuse: one line, no stack, exit 1, and every folder of `unchanged` (the host, and what
+ * lies outside it) byte for byte as before. Returns what it printed.
+ */
+export function expectRefused(
+  unchanged: string[],
+  script: "install" | "uninstall",
+  args: string[],
+  sentence: string | RegExp,
+): string {
+  const before = unchanged.map((dir) => snapshot(dir));
+  const result = runHostScript(script, args, { DATABASE_URL: "" });
+  const output = `${result.stdout}${result.stderr}`;
+  expect({ status: result.status, lines: output.trim().split("\n").length }).toEqual({ status: 1, lines: 1 });
+  expect(output).not.toMatch(/\n\s+at /);
+  expect(output).toMatch(/; nothing was changed\.\n$/);
+  if (typeof sentence === "string") expect(output).toContain(sentence);
+  else expect(output).toMatch(sentence);
+  expect(unchanged.map((dir) => snapshot(dir))).toEqual(before);
+  return output;
+}

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HostFolder, Refusal } from "@/scripts/host/host-folder";
 import { STATE_FILE } from "@/scripts/host/manifest";
-import { hostCopy, ROOT, runHostScript, snapshot } from "../helpers/host-install-run";
+import { expectRefused as expectRefusedIn, hostCopy, ROOT, runHostScript, snapshot } from "../helpers/host-install-run";
 
 /**
  * `host:install` and `host:uninstall` on a host folder made by an attacker: links out of the folder, a record
@@ -28,21 +28,9 @@ function arrange(fixture?: string) {
   return folders;
 }
 
-/** Runs the script and asserts the refusal: one line, no stack, exit 1, nothing changed in the host or outside. */
+/** Runs the script and asserts the refusal, with the host folder and everything outside it unchanged. */
 function expectRefused(script: "install" | "uninstall", args: string[], sentence: string | RegExp) {
-  const { host, outside } = folders!;
-  const hostBefore = snapshot(host);
-  const outsideBefore = snapshot(outside);
-  const result = runHostScript(script, args, { DATABASE_URL: "" });
-  const output = `${result.stdout}${result.stderr}`;
-  expect({ status: result.status, lines: output.trim().split("\n").length }).toEqual({ status: 1, lines: 1 });
-  expect(output).not.toMatch(/\n\s+at /);
-  expect(output).toMatch(/; nothing was changed\.\n$/);
-  if (typeof sentence === "string") expect(output).toContain(sentence);
-  else expect(output).toMatch(sentence);
-  expect(snapshot(host)).toEqual(hostBefore);
-  expect(snapshot(outside)).toEqual(outsideBefore);
-  return output;
+  return expectRefusedIn([folders!.host, folders!.outside], script, args, sentence);
 }
 
 /** Moves a host file out of the folder and leaves a link to it in its place. */
