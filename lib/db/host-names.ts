@@ -111,9 +111,12 @@ const hostNamesSchema = z.strictObject({
 export type HostNames = z.infer<typeof hostNamesSchema>;
 export type ModelNames = NonNullable<HostNames[HostModel]>;
 
-/** The resolved names, parsed once per process; a file that does not parse stops the start with zod's sentence. */
+/** The resolved names, parsed once per process; a file that does not parse stops the start with one sentence. */
 export const HOST_NAMES: HostNames = parseHostNames(resolved);
 
 export function parseHostNames(value: unknown): HostNames {
-  return hostNamesSchema.parse(value);
+  const parsed = hostNamesSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "the file"}: ${issue.message}`);
+  throw new Error(`lib/db/host-names.json does not hold the host's names (${problems.join("; ")})`);
 }
