@@ -45,6 +45,13 @@ describe("the rows the module reads", () => {
 });
 
 describe("a resolved names file", () => {
+  it("is as the guide's example shows it", () => {
+    const guide = readFileSync("docs/host-guide.md", "utf8");
+    const section = guide.slice(guide.indexOf("## Your names"), guide.indexOf("## What the module writes"));
+    const example = /```json\n(\{\n  "Customer"[^`]*)```/.exec(section)![1]!;
+    expect(parseHostNames(JSON.parse(example))).toMatchObject({ Referral: { enums: { status: "DealStage" } } });
+  });
+
   const copy = () => structuredClone(HOST_NAMES) as Record<string, unknown> & typeof HOST_NAMES;
 
   it("may leave out the columns the legacy layout lacks, and the audit table", () => {
