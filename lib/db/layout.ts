@@ -53,14 +53,14 @@ export class HostTable<M extends HostModel> {
   }
 
   /**
-   * A field's value as the module reads it: an enum label as text, a timestamp without time zone as UTC, and NULL in
-   * a column the module's schema requires as an empty string (docs/host-guide.md, "Your names").
+   * A field's value as the module reads it: an enum label as text, and NULL in a column the module's schema requires
+   * as an empty string (docs/host-guide.md, "Your names"). A timestamp without time zone is read as it is: Prisma's
+   * pg adapter takes it as UTC, as now() below writes it, whatever the session's zone.
    */
   read(field: HostField<M>, alias?: string): Prisma.Sql {
     return this.cached(`read ${alias ?? ""}.${field}`, () => {
       const column = this.column(field, alias).text;
       if (this.names.enums[field] !== undefined) return Prisma.raw(`${column}::text`);
-      if (this.names.withoutTimeZone.includes(field)) return Prisma.raw(`(${column} AT TIME ZONE 'UTC')`);
       if (this.names.nullable.includes(field)) return Prisma.raw(`coalesce(${column}, '')`);
       return Prisma.raw(column);
     });
