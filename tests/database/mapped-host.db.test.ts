@@ -1,16 +1,14 @@
-import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabaseClient, type Db } from "@/lib/db/connect";
-import { applyMigrations, readMigrations } from "@/lib/db/migrate";
 import { createLead } from "@/lib/leads/create-lead";
 import { listAgents } from "@/lib/leads/agents";
 import { listLeads } from "@/lib/leads/list-leads";
 import { agent, createdLead, createLeadBody, listedLead, source } from "@/lib/leads/schemas";
 import { listSources } from "@/lib/leads/sources/list-sources";
-import { renderMigration } from "@/scripts/host/render-migration";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { leadWithEveryField } from "../helpers/lead";
 import { MAPPED_HOST, MAPPED_HOST_TABLES } from "../helpers/mapped-host";
+import { migrateMappedHost } from "../helpers/mapped-host-migrations";
 
 // The host install writes the host's resolved names over the module's file; this file's modules read the mapped host's.
 vi.mock("@/lib/db/host-names.json", async () => ({ default: (await import("../helpers/mapped-host")).MAPPED_HOST }));
@@ -34,15 +32,7 @@ beforeAll(async () => {
     VALUES ('plat-siti', 'Siti', '{sales}'), ('plat-nameless', NULL, '{sales}'), ('plat-clerk', 'Clerk', '{support}')
     RETURNING "id", "externalRef"`);
   for (const row of rows) members[row.externalRef] = row.id;
-  const { default: own } = await vi.importActual<{ default: unknown }>("@/lib/db/host-names.json");
-  const { parseHostNames } = await import("@/lib/db/host-names");
-  const rendered = (await readMigrations())
-    .filter((migration) => !migration.name.endsWith("_host_tables"))
-    .map((migration) => {
-      const sql = renderMigration(migration.sql, parseHostNames(own), MAPPED_HOST);
-      return { ...migration, sql, checksum: createHash("sha256").update(sql).digest("hex"), earlierChecksums: [] };
-    });
-  await applyMigrations(db.url, rendered, 10);
+  await migrateMappedHost(db, MAPPED_HOST);
   client = createDatabaseClient(db.url, 4);
 });
 afterAll(async () => {

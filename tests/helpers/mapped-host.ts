@@ -1,3 +1,4 @@
+// Types only: a test's mock of lib/db/host-names.json imports this file, so it must not import that file's readers.
 import type { HostNames } from "@/lib/db/host-names";
 
 /**
@@ -90,3 +91,10 @@ CREATE TABLE "ActivityLog" (
   "id" SERIAL PRIMARY KEY, "dealId" INTEGER NOT NULL REFERENCES "Deal"("id"), "action" TEXT NOT NULL,
   "actor" TEXT NOT NULL, "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP
 );`;
+
+/** The same host on the legacy layout, without an assignment column, and keeping no audit entries. */
+export const LEGACY_MAPPED_HOST: HostNames = {
+  ...MAPPED_HOST,
+  Referral: { ...MAPPED_HOST.Referral, columns: { ...MAPPED_HOST.Referral.columns, assignedAgentId: null } },
+  AuditEntry: null,
+};
