@@ -41,9 +41,9 @@ async function insertMixed(count: number, label: string, sql: pg.Pool | pg.PoolC
   );
 }
 
-/** Moves the id sequence into the next group of ids, past a gap. */
+/** Moves the id sequence past a gap to 600 ids before the next group, so the next insert spans two groups. */
 const jumpToNextGroup = () =>
-  db.sql.query(`SELECT setval('referrals_id_seq', (nextval('referrals_id_seq') / $1 + 1) * $1 + 777)`, [GROUP_IDS]);
+  db.sql.query(`SELECT setval('referrals_id_seq', (nextval('referrals_id_seq') / $1 + 1) * $1 - 600)`, [GROUP_IDS]);
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -135,7 +135,7 @@ describe("one source's deep offsets of GET /api/leads", () => {
     await db.sql.query(`DELETE FROM referrals WHERE lead_name LIKE 'second 1%'`);
     await db.sql.query(`UPDATE referrals SET referrer_customer_id = $1 WHERE lead_name LIKE 'first 2%'`, [sources[2]]);
     await db.sql.query(`UPDATE referrals SET referrer_customer_id = $1 WHERE lead_name LIKE 'third 3%'`, [person]);
-    await db.sql.query(`UPDATE referrals SET id = id + $1 WHERE lead_name LIKE 'first 4%'`, [2 * GROUP_IDS]);
+    await db.sql.query(`UPDATE referrals SET id = id + $1 WHERE lead_name LIKE 'first 4%'`, [3 * GROUP_IDS]);
     expect(await countDrift(db.sql)).toEqual([]);
     for (const [i, sourceId] of sources.entries()) await expectSoughtAsOffset(sourceId, 10 + i);
   });
