@@ -46,7 +46,7 @@ export async function fillTo(pool: pg.Pool, size: number): Promise<void> {
      FROM generate_series($1::int, $2::int) g`,
     [from, to],
   );
-  // Loaded in bulk with the count triggers off; the counts are then rebuilt in one statement.
+  // Loaded in bulk with the count triggers off; the counts are then rebuilt in one transaction.
   await pool.query("ALTER TABLE referrals DISABLE TRIGGER USER");
   await pool.query(
     `WITH sources AS (SELECT array_agg(id ORDER BY id) AS ids FROM customers WHERE kind = 'source')
@@ -59,24 +59,40 @@ export async function fillTo(pool: pg.Pool, size: number): Promise<void> {
     [from, to],
   );
   await pool.query("ALTER TABLE referrals ENABLE TRIGGER USER");
+  await recount(pool);
+}
+
+/** The tables of the kept counts. */
+export const COUNT_TABLES = [
+  "lead_referrer_counts",
+  "lead_source_lead_counts",
+  "lead_source_lead_blocks",
+  "lead_source_lead_groups",
+  "lead_per_source_lead_blocks",
+  "lead_per_source_lead_groups",
+];
+
+/** Rebuilds every kept count from referrals in one transaction, after a load with the count triggers off. */
+export async function recount(pool: pg.Pool): Promise<void> {
+  const sourced = "referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source'";
   await pool.query(
     `BEGIN;
-     DELETE FROM lead_referrer_counts;
+     DELETE FROM ${COUNT_TABLES.join("; DELETE FROM ")};
      INSERT INTO lead_referrer_counts (customer_id, slot, total)
      SELECT referrer_customer_id, 0, count(*) FROM referrals GROUP BY referrer_customer_id;
-     DELETE FROM lead_source_lead_counts;
-     INSERT INTO lead_source_lead_counts (slot, total)
-     SELECT 0, count(*) FROM referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source';
-     DELETE FROM lead_source_lead_blocks;
+     INSERT INTO lead_per_source_lead_blocks (customer_id, block, slot, total)
+     SELECT r.referrer_customer_id, r.id / lead_intake_lead_block_size(), 0, count(*) FROM ${sourced} GROUP BY 1, 2;
+     INSERT INTO lead_per_source_lead_groups (customer_id, block_group, slot, total)
+     SELECT customer_id, block / lead_intake_lead_block_size(), 0, sum(total) FROM lead_per_source_lead_blocks GROUP BY 1, 2;
      INSERT INTO lead_source_lead_blocks (block, slot, total)
-     SELECT r.id / lead_intake_lead_block_size(), 0, count(*)
-     FROM referrals r JOIN customers c ON c.id = r.referrer_customer_id AND c.kind = 'source' GROUP BY 1;
+     SELECT block, 0, sum(total) FROM lead_per_source_lead_blocks GROUP BY 1;
+     INSERT INTO lead_source_lead_groups (block_group, slot, total)
+     SELECT block / lead_intake_lead_block_size(), 0, sum(total) FROM lead_source_lead_blocks GROUP BY 1;
+     INSERT INTO lead_source_lead_counts (slot, total) SELECT 0, coalesce(sum(total), 0) FROM lead_source_lead_blocks;
      COMMIT`,
   );
   // Vacuumed as well, so the measurements do not share the cores with the autovacuum the bulk load triggers.
-  await pool.query(
-    "VACUUM (ANALYZE) customers, referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks",
-  );
+  await pool.query(`VACUUM (ANALYZE) customers, referrals, ${COUNT_TABLES.join(", ")}`);
 }
 
 /**

@@ -2,7 +2,7 @@
 // (bench/README.md, "Method"). Part of `npm run bench`; standalone, on its own embedded PostgreSQL:
 //   npx tsx bench/host-bulk.ts [database url]
 import type pg from "pg";
-import { SOURCES } from "./data";
+import { COUNT_TABLES, SOURCES } from "./data";
 import { round2 } from "./load";
 
 export const BULK_ROWS = 100_000;
@@ -66,7 +66,7 @@ async function timeOnce(pool: pg.Pool, statement: string, bare: boolean): Promis
     const ms = performance.now() - started;
     await client.query("ROLLBACK");
     // Neither mode pays for the dead rows or the dirty pages the one before it left.
-    await client.query("VACUUM referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks");
+    await client.query(`VACUUM referrals, ${COUNT_TABLES.join(", ")}`);
     await client.query("CHECKPOINT");
     return ms;
   } finally {
@@ -90,9 +90,7 @@ async function timeBoth(pool: pg.Pool, statement: string): Promise<BulkTiming> {
 /** Needs the source accounts in place; leaves the database's rows and counts as it found them. */
 export async function measureHostBulk(pool: pg.Pool): Promise<HostBulkFigures> {
   await pool.query(insertReferrals(BASE_ID, BULK_ROWS));
-  await pool.query(
-    "VACUUM (ANALYZE) referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks",
-  );
+  await pool.query(`VACUUM (ANALYZE) referrals, ${COUNT_TABLES.join(", ")}`);
   try {
     const insert = await timeBoth(pool, STATEMENTS.insert);
     const update = await timeBoth(pool, STATEMENTS.update);
@@ -111,9 +109,7 @@ export async function measureHostBulk(pool: pg.Pool): Promise<HostBulkFigures> {
     };
   } finally {
     await pool.query(STATEMENTS.delete);
-    await pool.query(
-      "VACUUM (ANALYZE) referrals, lead_referrer_counts, lead_source_lead_counts, lead_source_lead_blocks",
-    );
+    await pool.query(`VACUUM (ANALYZE) referrals, ${COUNT_TABLES.join(", ")}`);
   }
 }
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { burstRatios, type BurstFigures } from "./burst";
 import { renderChart } from "./chart";
 import type { HostBulkFigures } from "./host-bulk";
-import type { ListFigures, ReadFigures } from "./list";
+import { oneSourceMiddleOverFirst, type ListFigures, type ReadFigures } from "./list";
 import { round2 } from "./load";
 import { optionRatios, type OptionFigures } from "./options";
 import type { PooledFigures } from "./pooled";
@@ -71,6 +71,7 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       // Deep and past-the-end offsets against the first page, same table, same load (target: within 5x).
       listDeepOffsetOverFirstPageAt1m: round2(m.list[1_000_000].deepOffsetP50Ms! / m.list[1_000_000].p50Ms),
       listPastEndOffsetOverFirstPageAt1m: round2(m.list[1_000_000].pastEndOffsetP50Ms! / m.list[1_000_000].p50Ms),
+      listOneSourceMiddleOverFirstAt1m: oneSourceMiddleOverFirst(m.list[1_000_000]),
       importOverPost: m.import && round2(m.import.rowsPerSecond / m.import.postRpsAtSameConcurrency),
       postPooledThreeOverOneAt64: round2(m.pooled.pooledRps / m.pooled.directRps),
       ...burstRatios(m.burst),
@@ -126,6 +127,11 @@ function toMarkdown(r: BenchResult): string {
         `| ${Number(size).toLocaleString("en")} leads | ${l.p50Ms} | ${l.p99Ms} | ${l.filteredP50Ms} | ${l.filteredP99Ms} | ` +
         `${l.deepOffsetP50Ms ?? ""} | ${l.deepOffsetP99Ms ?? ""} | ${l.pastEndOffsetP50Ms ?? ""} |`,
     ),
+    "",
+    `At 1,000,000 leads with ${r.list[1_000_000].oneSourceShare} of them from one source, that source's first page: ` +
+      `p50 ${r.list[1_000_000].oneSourceFirstPageP50Ms} ms, p99 ${r.list[1_000_000].oneSourceFirstPageP99Ms} ms; ` +
+      `its middle offset: p50 ${r.list[1_000_000].oneSourceMiddleOffsetP50Ms} ms, ` +
+      `p99 ${r.list[1_000_000].oneSourceMiddleOffsetP99Ms} ms.`,
     "",
     `GET /api/leads/sources (${r.reads.sources.count} sources): p50 ${r.reads.sources.p50Ms} ms, p99 ${r.reads.sources.p99Ms} ms. ` +
       `GET /api/leads/agents (${r.reads.agents.users} users): p50 ${r.reads.agents.p50Ms} ms, p99 ${r.reads.agents.p99Ms} ms.`,
@@ -183,6 +189,8 @@ function toMarkdown(r: BenchResult): string {
     `| List p50 one source at 1M / at 10k | ${r.ratios.listFilteredP50At1mOver10k} | <= 2 |`,
     `| List p50 at 1M, offset 500000 / first page | ${r.ratios.listDeepOffsetOverFirstPageAt1m} | <= 5 |`,
     `| List p50 at 1M, offset 2147483647 / first page | ${r.ratios.listPastEndOffsetOverFirstPageAt1m} | <= 5 |`,
+    `| List p50 at 1M, one source of half the leads, its middle / its first page | ` +
+      `${r.ratios.listOneSourceMiddleOverFirstAt1m} | <= 2 |`,
     `| GET /api/leads/sources p50 at ${r.sourcesScale.many.sources.toLocaleString("en")} sources, 304 / 200 | ${r.ratios.sourcesNotModifiedOverListAt100k} | |`,
     ...(r.ratios.importOverPost === null
       ? []

@@ -39,34 +39,40 @@ export function buildServers(): void {
   execFileSync("npx", ["next", "build", "bench/floor"], { stdio: ["ignore", "ignore", "inherit"] });
 }
 
+/** One server process group, ready once `readyPath` answers. */
+async function startServer(
+  command: string,
+  args: (port: number) => string[],
+  serverEnv: Record<string, string>,
+  postPath: string,
+  readyPath: string,
+): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const group = await startProcessGroup(
+    command,
+    args(port),
+    { ...serverEnv, PORT: String(port) },
+    `${url}${readyPath}`,
+  );
+  return { url, postPath, group };
+}
+
+/** The service alone, as `npm run serve` starts it, for a measurement run on its own. */
+export function startService(databaseUrl: string): Promise<Server> {
+  const env = { DATABASE_URL: databaseUrl, LEADS_API_KEY: KEY };
+  return startServer("node", () => ["lib/runtime/start.mjs", "--no-build"], env, "/api/leads", "/api/leads/sources");
+}
+
 export async function startServers(databaseUrl: string): Promise<Servers> {
   const env = { DATABASE_URL: databaseUrl, LEADS_API_KEY: KEY };
-  const start = async (
-    command: string,
-    args: (port: number) => string[],
-    serverEnv: Record<string, string>,
-    postPath: string,
-    readyPath: string,
-  ) => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const group = await startProcessGroup(
-      command,
-      args(port),
-      { ...serverEnv, PORT: String(port) },
-      `${url}${readyPath}`,
-    );
-    return { url, postPath, group };
-  };
   const started: Server[] = [];
   try {
-    started.push(
-      await start("node", () => ["lib/runtime/start.mjs", "--no-build"], env, "/api/leads", "/api/leads/sources"),
-    );
-    started.push(await start(process.execPath, floorArgs, {}, "/api/noop", "/api/noop"));
+    started.push(await startService(databaseUrl));
+    started.push(await startServer(process.execPath, floorArgs, {}, "/api/noop", "/api/noop"));
     const statementEnv = { DATABASE_URL: databaseUrl, BENCH_CREATION_STATEMENT: creationStatementForFloor() };
-    started.push(await start(process.execPath, floorArgs, statementEnv, "/api/create", "/api/noop"));
-    started.push(await start("npx", () => ["tsx", "bench/bare-server.ts"], env, "/api/leads", "/"));
+    started.push(await startServer(process.execPath, floorArgs, statementEnv, "/api/create", "/api/noop"));
+    started.push(await startServer("npx", () => ["tsx", "bench/bare-server.ts"], env, "/api/leads", "/"));
   } catch (error) {
     await Promise.all(started.map((s) => s.group.stop()));
     throw error;

@@ -31,7 +31,10 @@ const insertBulk = (n: number, tag: string) =>
 async function countRowVersions(): Promise<string[]> {
   const { rows } = await db.sql.query<{ v: string }>(
     `SELECT 'r' || ctid || xmin AS v FROM lead_referrer_counts UNION ALL SELECT 's' || ctid || xmin FROM lead_source_lead_counts
-     UNION ALL SELECT 'b' || ctid || xmin FROM lead_source_lead_blocks ORDER BY 1`,
+     UNION ALL SELECT 'b' || ctid || xmin FROM lead_source_lead_blocks
+     UNION ALL SELECT 'g' || ctid || xmin FROM lead_source_lead_groups
+     UNION ALL SELECT 'pb' || ctid || xmin FROM lead_per_source_lead_blocks
+     UNION ALL SELECT 'pg' || ctid || xmin FROM lead_per_source_lead_groups ORDER BY 1`,
   );
   return rows.map((r) => r.v);
 }
@@ -131,7 +134,9 @@ describe("every kept count equals count(*)", () => {
     await db.sql.query("TRUNCATE referrals, audit_entries");
     expect(await countDrift(db.sql)).toEqual([]);
     const { rows } = await db.sql.query<{ n: number }>(
-      "SELECT (SELECT count(*) FROM lead_referrer_counts) + (SELECT count(*) FROM lead_source_lead_blocks) AS n",
+      `SELECT (SELECT count(*) FROM lead_referrer_counts) + (SELECT count(*) FROM lead_source_lead_blocks)
+              + (SELECT count(*) FROM lead_source_lead_groups) + (SELECT count(*) FROM lead_per_source_lead_blocks)
+              + (SELECT count(*) FROM lead_per_source_lead_groups) AS n`,
     );
     expect(Number(rows[0].n)).toBe(0);
   });

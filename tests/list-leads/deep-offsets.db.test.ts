@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { insertPerson, insertReferrals, insertSource, listLeads, sourcesByName } from "../helpers/read-fixtures";
+import { rowsRead } from "../helpers/rows-read";
 import { leadPageSql } from "@/lib/db/store/leads";
-import type { Prisma } from "@/lib/generated/prisma/client";
 
 /**
  * GET /api/leads seeks an offset through per-block counts of source records (blocks of 1,024 ids) instead of
@@ -77,19 +77,6 @@ function offsetsFor(total: number): number[] {
   return [1, 99, 100, 1023, 1024, 1025, 1499, 1500, 2047, 2048, 2399, 2500, 3333, total - 101, total - 100, total - 1];
 }
 
-/** How many records of referrals a query reads (rows returned and rows its filters removed), from EXPLAIN ANALYZE. */
-async function referralRowsRead(sql: Prisma.Sql): Promise<number> {
-  const { rows } = await db.sql.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql.text}`, sql.values as unknown[]);
-  let read = 0;
-  const visit = (node: Record<string, any>) => {
-    if (node["Relation Name"] === "referrals")
-      read += (node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0)) * node["Actual Loops"];
-    for (const child of node.Plans ?? []) visit(child);
-  };
-  visit(rows[0]["QUERY PLAN"][0].Plan);
-  return read;
-}
-
 describe("deep offsets of GET /api/leads", () => {
   it("spans many blocks of ids, with person records and id gaps among them", async () => {
     const { rows } = await db.sql.query<{ blocks: number }>(
@@ -125,7 +112,7 @@ describe("deep offsets of GET /api/leads", () => {
         const filter = sourceId === undefined ? "" : `&referrer=${sourceId}`;
         const { leads, pagination } = await listLeads(`?limit=100&offset=${offset}${filter}`);
         expect({ leads, pagination }).toEqual({ leads: [], pagination: { total, limit: 100, offset, hasMore: false } });
-        expect(await referralRowsRead(leadPageSql(sourceId ? { sourceId } : "all sources", 100, offset).page)).toBe(0);
+        expect(await rowsRead(db.sql, leadPageSql(sourceId ? { sourceId } : "all sources", 100, offset).page)).toBe(0);
       }
     }
   });
@@ -134,7 +121,7 @@ describe("deep offsets of GET /api/leads", () => {
     const { total } = await walkedIds(0, 1);
     // The block holding the offset (up to 1,024 ids) and the page with the person records among it (300 at most here),
     // where a walk reads all 4,300 source records before the offset and the 500 person records among them.
-    expect(await referralRowsRead(leadPageSql("all sources", 100, total - 100).page)).toBeLessThanOrEqual(
+    expect(await rowsRead(db.sql, leadPageSql("all sources", 100, total - 100).page)).toBeLessThanOrEqual(
       1024 + 100 + 300,
     );
   });

@@ -153,9 +153,54 @@ const IS_SOURCE = Prisma.sql`(SELECT ${customers.column("kind", "s")} FROM ${cus
   WHERE ${customers.column("id", "s")} = ${referrals.column("referrerCustomerId", "p")}) = 'source'`;
 
 /**
+ * Where a deep offset starts: the block of ids that holds it and how many of the filter's records in that block come
+ * first. Summing the groups of 1,024 blocks from the newest finds the group, then summing that group's blocks finds
+ * the block, so neither sum grows with the table (docs/decisions.md, "Deep offsets are sought, not walked").
+ */
+function seekSql(filter: LeadFilter, offset: number): Prisma.Sql {
+  const { groups, blocks, counted } =
+    filter === "all sources"
+      ? {
+          groups: Prisma.raw("lead_source_lead_groups"),
+          blocks: Prisma.raw("lead_source_lead_blocks"),
+          counted: Prisma.sql`true`,
+        }
+      : {
+          groups: Prisma.raw("lead_per_source_lead_groups"),
+          blocks: Prisma.raw("lead_per_source_lead_blocks"),
+          counted: Prisma.sql`customer_id = ${filter.sourceId}`,
+        };
+  return Prisma.sql`
+    SELECT block, greatest(start_group.skip - (through - leads), 0)::bigint AS skip
+    FROM (
+      SELECT block_group, greatest(${offset} - (through - leads), 0)::bigint AS skip
+      FROM (
+        SELECT block_group, leads, sum(leads) OVER (ORDER BY block_group DESC) AS through
+        FROM (SELECT block_group, sum(total) AS leads FROM ${groups} WHERE ${counted} GROUP BY block_group) summed
+      ) running
+      WHERE through > ${offset}
+      ORDER BY block_group DESC
+      LIMIT 1
+    ) start_group
+    CROSS JOIN LATERAL (
+      SELECT block, leads, sum(leads) OVER (ORDER BY block DESC) AS through
+      FROM (
+        SELECT block, sum(total) AS leads FROM ${blocks}
+        WHERE ${counted}
+          AND block BETWEEN start_group.block_group * lead_intake_lead_block_size()
+                        AND (start_group.block_group + 1) * lead_intake_lead_block_size() - 1
+        GROUP BY block
+      ) summed
+    ) running
+    WHERE through > start_group.skip
+    ORDER BY block DESC
+    LIMIT 1`;
+}
+
+/**
  * The SQL of one GET /api/leads answer: `page`, newest first, and `total`, both read from the counts the triggers
- * on referrals keep, so no answer costs more than a block and a page of records (docs/decisions.md, "Deep offsets
- * are sought, not walked" and "Plans the statistics mislead").
+ * on referrals keep, so no answer costs more than two short sums and a block and a page of records (docs/decisions.md,
+ * "Deep offsets are sought, not walked" and "Plans the statistics mislead").
  */
 export function leadPageSql(
   filter: LeadFilter,
@@ -167,40 +212,25 @@ export function leadPageSql(
       ? Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`
       : Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts WHERE customer_id = ${filter.sourceId}`;
   const beforeEnd = Prisma.sql`${offset} < (${total})`;
-  if (filter !== "all sources") {
-    return {
-      total,
-      page: Prisma.sql`
-        SELECT * FROM ${referrals.table} p
-        WHERE ${referrals.column("referrerCustomerId", "p")} = ${filter.sourceId} AND ${beforeEnd}
-        ORDER BY ${referrals.column("id", "p")} DESC
-        LIMIT ${limit} OFFSET ${offset}`,
-    };
-  }
+  const included =
+    filter === "all sources"
+      ? IS_SOURCE
+      : Prisma.sql`${referrals.column("referrerCustomerId", "p")} = ${filter.sourceId}`;
   if (offset === 0) {
     return {
       total,
       page: Prisma.sql`
-        SELECT * FROM ${referrals.table} p WHERE ${IS_SOURCE} AND ${beforeEnd}
+        SELECT * FROM ${referrals.table} p WHERE ${included} AND ${beforeEnd}
         ORDER BY ${referrals.column("id", "p")} DESC LIMIT ${limit}`,
     };
   }
   return {
     total,
     page: Prisma.sql`
-      SELECT page.* FROM (
-        SELECT block, greatest(${offset} - (through - leads), 0)::bigint AS skip
-        FROM (
-          SELECT block, leads, sum(leads) OVER (ORDER BY block DESC) AS through
-          FROM (SELECT block, sum(total) AS leads FROM lead_source_lead_blocks GROUP BY block) blocks
-        ) running
-        WHERE through > ${offset}
-        ORDER BY block DESC
-        LIMIT 1
-      ) start
+      SELECT page.* FROM (${seekSql(filter, offset)}) start
       CROSS JOIN LATERAL (
         SELECT * FROM ${referrals.table} p
-        WHERE ${referrals.column("id", "p")} < (start.block + 1) * lead_intake_lead_block_size() AND ${IS_SOURCE}
+        WHERE ${referrals.column("id", "p")} < (start.block + 1) * lead_intake_lead_block_size() AND ${included}
         ORDER BY ${referrals.column("id", "p")} DESC
         LIMIT ${limit} OFFSET start.skip
       ) page
