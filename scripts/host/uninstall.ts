@@ -9,7 +9,7 @@ import { classifyFailure } from "../../lib/db/failures";
 import { refuse, refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
-import { migrationObjects, type MigrationObjects } from "../../lib/runtime/migration-objects.mjs";
+import { migrationObjects, type MigrationObjects } from "../../lib/db/migration-objects.mjs";
 import { withoutServerExternalPackages } from "./next-config";
 import { packageManagerOf, schemaHomeOf } from "./project-info";
 import { readRecord } from "./record";
