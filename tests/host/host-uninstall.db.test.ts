@@ -121,7 +121,7 @@ describe("npm run host:uninstall", { timeout: 120_000 }, () => {
         stdout: "",
         stderr:
           "host:uninstall: the module's database objects could not be dropped (database-error 2BP01: cannot drop " +
-          "desired object(s) because other objects depend on them (view host_lead_totals depends on table " +
+          "table lead_referrer_counts because other objects depend on it (view host_lead_totals depends on table " +
           "lead_referrer_counts)); nothing was changed.\n",
       });
       expect(snapshot(folders.host)).toEqual(files);
