@@ -42,7 +42,7 @@ const AFTER_TYPE = /\s+(?:NOT\s+NULL|NULL|DEFAULT|PRIMARY|REFERENCES|UNIQUE|CHEC
  * @property {[string, string][]} [columns] A table's columns, each with its type as written.
  * @property {string | null} [comment] A table's comment.
  * @property {string} [function] A function's name (without its arguments); for a trigger, the one it executes.
- * @property {string} [argumentTypes] A function's argument types, as written: `TEXT`.
+ * @property {string} [argumentTypes] A function's argument types, as written but in lower case: `text`.
  * @property {string} [body] A function's body, as PostgreSQL keeps it in pg_proc.prosrc.
  * @property {string} [definition] An index's CREATE INDEX statement.
  * @property {string} [table] An index's or trigger's table.
@@ -258,7 +258,7 @@ function typeOfArgument(argument) {
     .replace(/^(?:IN|OUT|INOUT|VARIADIC)\s+/i, "")
     .split(/\s+/)
     .filter(Boolean);
-  return (words.length > 1 ? words.slice(1) : words).join(" ").replaceAll('"', "");
+  return (words.length > 1 ? words.slice(1) : words).join(" ").replaceAll('"', "").toLowerCase();
 }
 
 /**
