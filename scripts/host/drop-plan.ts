@@ -25,6 +25,8 @@ interface Found {
   oid?: string;
   /** Why it stays, once known. */
   kept?: string;
+  /** Kept as never the module's: its migration is not recorded as the module's. */
+  notMade?: boolean;
   /** A function's body as the database has it. */
   body?: string;
   /** A function's dependent objects (pg_depend, normal), each as its key and its description. */
@@ -78,7 +80,7 @@ export async function planDrops(client: pg.Client, migrationsDir: string): Promi
             array(SELECT a.attname || ' ' || format_type(a.atttypid, NULL) FROM pg_attribute a
                   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1) AS columns
      FROM unnest($1::text[]) WITH ORDINALITY AS t(name, n)
-     JOIN pg_class c ON c.relname = t.name AND c.relnamespace = current_schema()::regnamespace`,
+     JOIN pg_class c ON c.relname = t.name AND c.relnamespace = current_schema()::regnamespace ORDER BY t.n`,
     [tables.map((o) => o.name)],
   );
   const written = [...new Set(tables.flatMap((o) => o.columns!.map(([, type]) => type)))];
@@ -117,7 +119,7 @@ export async function planDrops(client: pg.Client, migrationsDir: string): Promi
                   FROM pg_depend d WHERE d.refclassid = 'pg_proc'::regclass AND d.refobjid = p.oid
                   AND d.deptype = 'n') AS users
      FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(name, args, n)
-     JOIN pg_proc p ON p.oid = to_regprocedure(format('%I.%I(%s)', current_schema(), t.name, t.args))`,
+     JOIN pg_proc p ON p.oid = to_regprocedure(format('%I.%I(%s)', current_schema(), t.name, t.args)) ORDER BY t.n`,
     [functions.map((o) => o.function), functions.map((o) => o.argumentTypes)],
   );
   for (const row of functionRows) {
@@ -137,7 +139,7 @@ export async function planDrops(client: pg.Client, migrationsDir: string): Promi
   const indexRows = await query<{ n: string; key: string; definition: string | null }>(
     `SELECT t.n, 'pg_class'::regclass::oid::text || ':' || c.oid::text AS key, pg_get_indexdef(c.oid) AS definition
      FROM unnest($1::text[]) WITH ORDINALITY AS t(name, n)
-     JOIN pg_class c ON c.relname = t.name AND c.relnamespace = current_schema()::regnamespace`,
+     JOIN pg_class c ON c.relname = t.name AND c.relnamespace = current_schema()::regnamespace ORDER BY t.n`,
     [indexes.map((o) => o.name)],
   );
   for (const row of indexRows) {
@@ -155,7 +157,7 @@ export async function planDrops(client: pg.Client, migrationsDir: string): Promi
     `SELECT t.n, 'pg_trigger'::regclass::oid::text || ':' || g.oid::text AS key, g.tgfoid::text AS runs
      FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(tbl, name, n)
      JOIN pg_trigger g ON g.tgname = t.name AND NOT g.tgisinternal
-      AND g.tgrelid = to_regclass(format('%I.%I', current_schema(), t.tbl))`,
+      AND g.tgrelid = to_regclass(format('%I.%I', current_schema(), t.tbl)) ORDER BY t.n`,
     [triggers.map((o) => o.table), triggers.map((o) => o.name.split(".")[1])],
   );
   for (const row of triggerRows) found.push({ object: triggers[Number(row.n) - 1], key: row.key, runs: row.runs });
@@ -163,6 +165,7 @@ export async function planDrops(client: pg.Client, migrationsDir: string): Promi
   // Not the module's, whatever its shape: its migration is not recorded as the module's.
   for (const item of found) {
     const checksum = recorded.get(item.object.made);
+    item.notMade = checksum === undefined || !isModules(item.object.made, checksum);
     if (checksum === undefined)
       item.kept = `the module's migration ${item.object.made}, which makes it, is not recorded as applied, so it is the host's`;
     else if (!isModules(item.object.made, checksum))
@@ -181,9 +184,9 @@ export async function planDrops(client: pg.Client, migrationsDir: string): Promi
   const kept = found
     .filter((item) => item.kept)
     .map(({ object, kept }) => `kept ${object.kind} ${object.name}: ${kept}.`);
-  // A row stays while an object of its migration stays; a migration that names no object of its own (it acts on all
-  // of them, or on the host's tables) keeps its row while anything stays.
-  const stays = new Set(found.filter((item) => item.kept).flatMap((item) => item.object.migrations));
+  // A row stays while an object its migration made or changed stays; a migration that names no object of its own (it
+  // acts on all of them, or on the host's tables) keeps its row while any such object stays.
+  const stays = new Set(found.filter((item) => item.kept && !item.notMade).flatMap((item) => item.object.migrations));
   const named = new Set(objects.flatMap((o) => o.migrations));
   const modules = [...recorded].filter(([name, checksum]) => isModules(name, checksum)).map(([name]) => name);
   const goes = (name: string) => (named.has(name) ? !stays.has(name) : stays.size === 0);
@@ -274,10 +277,10 @@ export function planLines(plan: DropPlan): string[] {
     .map(([kind, names]) => `${kind === "index" ? "indexes" : `${kind}s`} ${names.join(", ")}`);
   const what = byKind.length ? `drop ${byKind.join("; ")}` : "drop nothing";
   const rows = plan.rows.length
-    ? `and the module's ${plan.rows.length} rows of _prisma_migrations`
-    : "and no row of _prisma_migrations";
+    ? `delete the module's ${plan.rows.length} row${plan.rows.length === 1 ? "" : "s"} of _prisma_migrations`
+    : "delete no row of _prisma_migrations";
   const keptRows = plan.keptRows.length
-    ? ` The rows of ${listed(plan.keptRows)} stay in _prisma_migrations, with the objects they made that stay.`
+    ? ` The rows of ${listed(plan.keptRows)} stay in _prisma_migrations, as objects they made or changed stay.`
     : "";
   return [
     `- database: ${what}; ${rows}.${keptRows} The rows of the host's tables stay.`,
