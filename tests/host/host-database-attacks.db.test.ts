@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +13,8 @@ import { FIXTURE, hostCopy, ROOT, runHostScript } from "../helpers/host-install-
 /**
  * Host databases holding objects of the module's names that it did not make, or that the host changed after its
  * migrations made them: start-up refuses to install beside them in one sentence, and `host:uninstall --yes` keeps
- * each with its rows, naming it in one sentence, and drops only what is still as the module made it.
+ * each with its rows, naming it in one sentence, and drops only what is still as the module made it. `host:check`
+ * names a host function the module's revoke reached, and in a half-installed host says what failed without a stack.
  */
 
 /** Every row of each table, in a stable order. */
@@ -254,6 +255,37 @@ describe("host:check on the host's own lead_intake_* function without EXECUTE fo
       expect(await hostFunctionLines(client, own)).toEqual([]);
     } finally {
       await client.end();
+    }
+  });
+});
+
+describe("host:check in the host a failed install left (no client re-export)", { timeout: 120_000 }, () => {
+  it("prints one FAIL line per problem with its fix, no stack trace, and exits 1", () => {
+    const folders = hostCopy();
+    try {
+      const installed = runHostScript("install", [folders.host]);
+      expect(installed.status, installed.stderr).toBe(0);
+      rmSync(path.join(folders.host, "lib/generated/prisma/client.ts"));
+      // The module's packages, as the printed step installs them.
+      symlinkSync(path.join(ROOT, "node_modules"), path.join(folders.host, "node_modules"));
+      const result = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check.ts"], {
+        cwd: folders.host,
+        env: { ...process.env, DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect({ status: result.status, stderr: result.stderr, lines: result.stdout.trim().split("\n") }).toEqual({
+        status: 1,
+        stderr: "",
+        lines: [
+          "FAIL install: missing lib/generated/prisma/client.ts; run npm run host:install again to put them back",
+          "FAIL install: a part of the module cannot be loaded (Cannot find module " +
+            "'@/lib/generated/prisma/client'); run the steps npm run host:install printed (install the packages, " +
+            "then generate the Prisma client), or npm run host:install again",
+        ],
+      });
+    } finally {
+      rmSync(folders.parent, { recursive: true, force: true });
     }
   });
 });
