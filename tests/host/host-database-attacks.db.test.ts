@@ -3,12 +3,10 @@ import { rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, readMigrations } from "@/lib/db/migrate";
-import { madeObjects } from "@/lib/db/migration-objects.mjs";
-import { hostFunctionLines } from "@/scripts/host/grants";
+import { migrate } from "@/lib/db/migrate";
 import type { TestDatabase } from "../helpers/db";
 import { catalog, HOST_MIGRATION, hostDatabase } from "../helpers/host-database";
-import { FIXTURE, hostCopy, ROOT, runHostScript } from "../helpers/host-install-run";
+import { hostCopy, ROOT, runHostScript } from "../helpers/host-install-run";
 
 /**
  * Host databases holding objects of the module's names that it did not make, or that the host changed after its
@@ -40,6 +38,15 @@ async function installedHost() {
   const uninstall = () => runHostScript("uninstall", [folders.host, "--yes"], { DATABASE_URL: db.url });
   return { folders, db, uninstall };
 }
+
+/** `npm run host:check` as the host runs it, in its folder. */
+const hostCheck = (host: string, env: NodeJS.ProcessEnv) =>
+  spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check.ts"], {
+    cwd: host,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
 
 const HOST_TABLES = ["customers", "users", "referrals", "audit_entries"];
 const IN_THE_WAY =
@@ -218,43 +225,39 @@ describe("the module's migrations applied, then the host changed what they made"
 });
 
 describe("host:check on the host's own lead_intake_* function without EXECUTE for PUBLIC", { timeout: 120_000 }, () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await hostDatabase(FIXTURE);
-    await db.sql.query(`
-      CREATE FUNCTION lead_intake_score(points int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT points * 2 $$;
-      CREATE FUNCTION lead_intake_label(points int) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'x' $$;`);
-    // The module's migration revokes EXECUTE from PUBLIC on every lead_intake_* function: the host's score too.
-    await migrate(db.url);
-    await db.sql.query("GRANT EXECUTE ON FUNCTION lead_intake_label(int) TO PUBLIC");
-  });
-
-  afterAll(async () => {
-    await db?.sql.end();
-  });
-
-  it("names it by its signature with the GRANT that gives it back; none of the module's own; grants nothing", async () => {
-    const own = madeObjects(await readMigrations()).objects.filter((o) => o.kind === "function");
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
+  it("names it by its signature with the GRANT that gives it back, none of the module's own, and grants nothing", async () => {
+    const { folders, db } = await installedHost();
     try {
-      expect(await hostFunctionLines(client, own)).toEqual([
-        [
-          "note",
-          "functions: the host's lead_intake_score(integer) lacks EXECUTE for PUBLIC, which a migration of the " +
-            "module revokes from every lead_intake_* function; unless the host revoked it itself, give it back: " +
-            "GRANT EXECUTE ON FUNCTION lead_intake_score(integer) TO PUBLIC;",
-        ],
+      await db.sql.query(`
+        CREATE FUNCTION lead_intake_score(points int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT points * 2 $$;
+        CREATE FUNCTION lead_intake_label(points int) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'x' $$;`);
+      // The module's migration revokes EXECUTE from PUBLIC on every lead_intake_* function: the host's two too.
+      await migrate(db.url);
+      await db.sql.query("GRANT EXECUTE ON FUNCTION lead_intake_label(int) TO PUBLIC");
+      // The printed steps: the packages installed, the host's client generated.
+      symlinkSync(path.join(ROOT, "node_modules"), path.join(folders.host, "node_modules"));
+      const env = { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: "package.json" };
+      const generated = spawnSync(path.join(ROOT, "node_modules/.bin/prisma"), ["generate"], {
+        cwd: folders.host,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(generated.status, generated.stderr).toBe(0);
+      const check = hostCheck(folders.host, { ...env, LEADS_API_KEY: "k".repeat(40) });
+      expect(check.status, check.stdout).toBe(0);
+      expect(check.stdout.split("\n").filter((line) => line.includes("lead_intake_") && !/^ok /.test(line))).toEqual([
+        "note functions: the host's lead_intake_score(integer) lacks EXECUTE for PUBLIC, which a migration of the " +
+          "module revokes from every lead_intake_* function; unless the host revoked it itself, give it back: " +
+          "GRANT EXECUTE ON FUNCTION lead_intake_score(integer) TO PUBLIC;",
       ]);
-      const { rows } = await client.query<{ granted: boolean }>(
+      const { rows } = await db.sql.query<{ granted: boolean }>(
         "SELECT has_function_privilege('public', 'lead_intake_score(int)'::regprocedure, 'EXECUTE') AS granted",
       );
       expect(rows).toEqual([{ granted: false }]);
-      await client.query("GRANT EXECUTE ON FUNCTION lead_intake_score(integer) TO PUBLIC");
-      expect(await hostFunctionLines(client, own)).toEqual([]);
     } finally {
-      await client.end();
+      await db.sql.end();
+      rmSync(folders.parent, { recursive: true, force: true });
     }
   });
 });
@@ -268,12 +271,7 @@ describe("host:check in the host a failed install left (no client re-export)", {
       rmSync(path.join(folders.host, "lib/generated/prisma/client.ts"));
       // The module's packages, as the printed step installs them.
       symlinkSync(path.join(ROOT, "node_modules"), path.join(folders.host, "node_modules"));
-      const result = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check.ts"], {
-        cwd: folders.host,
-        env: { ...process.env, DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" },
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+      const result = hostCheck(folders.host, { ...process.env, DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" });
       expect({ status: result.status, stderr: result.stderr, lines: result.stdout.trim().split("\n") }).toEqual({
         status: 1,
         stderr: "",
