@@ -1,7 +1,7 @@
 // Run by lib/runtime/start.mjs before `next start`: migrations and configured sources, so a failure stops the
 // launcher with one sentence. Each server process does the same from instrumentation.ts for a host's own Next.
 import { createDatabaseClient } from "@/lib/db/connect";
-import { MigrationLockTimeout } from "@/lib/db/migrate";
+import { HostObjectInTheWay, MigrationLockTimeout } from "@/lib/db/migrate";
 import { prepareDatabase } from "@/lib/startup/prepare";
 
 const connectionString = process.env.DATABASE_URL as string;
@@ -14,7 +14,9 @@ try {
   console.error(
     error instanceof MigrationLockTimeout
       ? `${message}, then start again`
-      : `Preparing the database failed (${message}); fix that and start again`,
+      : error instanceof HostObjectInTheWay
+        ? `${message}.`
+        : `Preparing the database failed (${message}); fix that and start again`,
   );
   process.exitCode = 1;
 } finally {

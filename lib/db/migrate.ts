@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { madeObjects, type MadeObject } from "@/lib/db/migration-objects.mjs";
 import { numericSetting } from "@/lib/settings.mjs";
 import { logLine } from "@/lib/log-line.mjs";
 
@@ -48,6 +49,28 @@ export class MigrationLockTimeout extends Error {
     this.name = "MigrationLockTimeout";
   }
 }
+
+/**
+ * A pending migration would create an object of a name the database already has, though no earlier migration of the
+ * module made it: the host's own, which the module neither takes over nor replaces. The message names the objects by
+ * the migrations' own names, no data.
+ */
+export class HostObjectInTheWay extends Error {
+  constructor(objects: string[]) {
+    const shown =
+      objects.length > MAX_NAMED ? [...objects.slice(0, MAX_NAMED), `${objects.length - MAX_NAMED} more`] : objects;
+    const names = shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : shown[0];
+    super(
+      `The database already has ${names}, which the module's migrations would create: ` +
+        `${objects.length > 1 ? "they are" : "it is"} the host's, and the module cannot be installed beside ` +
+        `${objects.length > 1 ? "them" : "it"}`,
+    );
+    this.name = "HostObjectInTheWay";
+  }
+}
+
+/** How many objects in the way the message names. */
+const MAX_NAMED = 5;
 
 /**
  * A migration's statement waits this long for a table's lock, then the try is rolled back and retried after a
@@ -125,6 +148,7 @@ export async function applyMigrations(
   migrations: Migration[],
   lockWaitSeconds: number = numericSetting("LEADS_MIGRATION_LOCK_TIMEOUT"),
 ): Promise<string[]> {
+  const { created } = madeObjects(migrations);
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
@@ -134,7 +158,7 @@ export async function applyMigrations(
     for (;;) {
       let applied: string | null;
       try {
-        applied = await inTransaction(client, () => applyNext(client, migrations, lock));
+        applied = await inTransaction(client, () => applyNext(client, migrations, created, lock));
       } catch (error) {
         if (error instanceof MigrationLockTimeout || (error as { code?: unknown }).code !== "55P03") throw error;
         // The last try ends by the deadline.
@@ -161,7 +185,12 @@ function retryPause(failedTries: number): number {
 }
 
 /** Under the lock: checks what is applied, then applies the first pending migration; null when none is. */
-async function applyNext(client: pg.Client, migrations: Migration[], lock: LockWait): Promise<string | null> {
+async function applyNext(
+  client: pg.Client,
+  migrations: Migration[],
+  created: Map<string, MadeObject[]>,
+  lock: LockWait,
+): Promise<string | null> {
   await takeLock(client, lock);
   // Only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when the table
   // exists, and a runtime role that may only read and write data must start on an up-to-date database.
@@ -177,6 +206,10 @@ async function applyNext(client: pg.Client, migrations: Migration[], lock: LockW
   for (const migration of migrations) {
     const checksum = applied.get(migration.name);
     if (checksum === undefined) {
+      // Every pending migration's, so that none is applied beside a host object a later one would meet.
+      const pending = migrations.filter((m) => !applied.has(m.name)).flatMap((m) => created.get(m.name) ?? []);
+      const inTheWay = await objectsPresent(client, pending);
+      if (inTheWay.length) throw new HostObjectInTheWay(inTheWay);
       await apply(client, migration);
       return migration.name;
     }
@@ -184,6 +217,30 @@ async function applyNext(client: pg.Client, migrations: Migration[], lock: LockW
       throw new Error(`Migration ${migration.name} was changed after it was applied`);
   }
   return null;
+}
+
+/**
+ * Which of the objects a pending migration creates the database already has, in the schema the migration creates
+ * them in, as "table lead_source_names" (a relation of any kind has the table's or index's name).
+ */
+async function objectsPresent(client: pg.Client, objects: MadeObject[]): Promise<string[]> {
+  if (!objects.length) return [];
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT t.n FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(kind, name, args, tbl, n)
+     WHERE CASE t.kind
+       WHEN 'function' THEN to_regprocedure(format('%I.%I(%s)', current_schema(), t.name, t.args)) IS NOT NULL
+       WHEN 'trigger' THEN EXISTS (SELECT FROM pg_trigger g WHERE NOT g.tgisinternal AND g.tgname = t.name
+                                   AND g.tgrelid = to_regclass(format('%I.%I', current_schema(), t.tbl)))
+       ELSE to_regclass(format('%I.%I', current_schema(), t.name)) IS NOT NULL END
+     ORDER BY t.n`,
+    [
+      objects.map((o) => o.kind),
+      objects.map((o) => (o.kind === "function" ? o.function : o.kind === "trigger" ? o.name.split(".")[1] : o.name)),
+      objects.map((o) => o.argumentTypes ?? ""),
+      objects.map((o) => o.table ?? ""),
+    ],
+  );
+  return rows.map(({ n }) => `${objects[Number(n) - 1].kind} ${objects[Number(n) - 1].name}`);
 }
 
 interface LockWait {

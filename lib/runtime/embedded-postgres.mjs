@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { migrationObjects } from "./migration-objects.mjs";
+import { migrationObjects } from "../db/migration-objects.mjs";
 import { newPassword, passwordFile, readPassword, writePrivateFile } from "./embedded-password.mjs";
 import { postgresUser, reachableBinaries, requireReachable, shownPath, StartupError } from "./postgres-user.mjs";
 

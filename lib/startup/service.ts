@@ -41,15 +41,15 @@ export function prepareService(): Promise<void> {
 
 /**
  * For instrumentation.ts: one attempt; a failure is logged instead of stopping the server, by kind only, or as the
- * sentence of a migrations' lock held past its wait (lib/db/migrate.ts), whose message names no data. Then a rate
- * limit the database role cannot count is said in one sentence.
+ * sentence of a lock held past its wait or a host object in a migration's way (lib/db/migrate.ts), which name no data.
+ * Then a rate limit the database role cannot count is said in one sentence.
  */
 export async function startService(): Promise<void> {
   try {
     await prepareService();
   } catch (error) {
-    const lockHeld = error instanceof Error && error.name === "MigrationLockTimeout";
-    const msg = lockHeld
+    const said = error instanceof Error && ["MigrationLockTimeout", "HostObjectInTheWay"].includes(error.name);
+    const msg = said
       ? `${error.message}; start-up is tried again by the next request or readiness check`
       : "start-up preparation failed; retried by the next request or readiness check";
     logLine("error", msg, { ...classifyFailure(error) });

@@ -2,16 +2,28 @@
 // was found, exit 1 when something would fail (docs/host-guide.md, "Checking a host").
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import * as nextEnv from "@next/env";
-import pg from "pg";
-import { MIN_KEY_LENGTH, unusableKeyProblem } from "@/lib/api/api-key.mjs";
-import { classifyFailure } from "@/lib/db/failures";
-import { LAYOUT_COLUMNS, layoutFromColumns } from "@/lib/db/layout";
-import { readMigrations } from "@/lib/db/migrate";
-import { settingsProblem } from "@/lib/settings.mjs";
-import { grantLines } from "./grants";
-import { gateCheck } from "./gate";
-import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
+import type pg from "pg";
+
+/**
+ * Everything else host:check runs on, loaded once the files the install wrote are checked: in a host the install left
+ * half done, a part that cannot be loaded is a FAIL line with its fix, not a stack trace.
+ */
+async function loadParts() {
+  return {
+    nextEnv: await import("@next/env"),
+    pg: (await import("pg")).default,
+    ...(await import("@/lib/api/api-key.mjs")),
+    ...(await import("@/lib/db/failures")),
+    ...(await import("@/lib/db/layout")),
+    ...(await import("@/lib/db/migrate")),
+    ...(await import("@/lib/db/migration-objects.mjs")),
+    ...(await import("@/lib/settings.mjs")),
+    ...(await import("./grants")),
+    ...(await import("./gate")),
+    ...(await import("./prisma-names")),
+  };
+}
+let parts: Awaited<ReturnType<typeof loadParts>>;
 
 /** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
 export interface HostNeeds {
@@ -37,14 +49,14 @@ interface Needs extends HostNeeds {
 
 type Line = ["ok" | "FAIL" | "note", string];
 
+/** How much of an error's first line a FAIL line quotes. */
+const MAX_SAID = 200;
+
 /** The preload's file under the host's source root, as `next start` must be given it (NODE_OPTIONS or start). */
 const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
 
 async function check(root: string): Promise<Line[]> {
   const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as Needs;
-  // The named export, whether this file runs as CommonJS (a host without "type": "module") or as ESM.
-  const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
-  env.loadEnvConfig(root, false, { info: () => {}, error: console.error });
   const lines: Line[] = [];
   const missingFiles = needs.files.filter((file) => !existsSync(path.join(root, file)));
   if (missingFiles.length)
@@ -52,27 +64,48 @@ async function check(root: string): Promise<Line[]> {
       "FAIL",
       `install: missing ${missingFiles.join(", ")}; run npm run host:install again to put them back`,
     ]);
-  const keyProblem = unusableKeyProblem(process.env);
+  try {
+    parts = await loadParts();
+  } catch (error) {
+    const said = (error instanceof Error ? error.message : String(error)).split("\n")[0].slice(0, MAX_SAID);
+    return [
+      ...lines,
+      [
+        "FAIL",
+        `install: a part of the module cannot be loaded (${said}); run the steps npm run host:install printed ` +
+          "(install the packages, then generate the Prisma client), or npm run host:install again",
+      ],
+    ];
+  }
+  // The named export, whether this file runs as CommonJS (a host without "type": "module") or as ESM.
+  const { nextEnv } = parts;
+  const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
+  env.loadEnvConfig(root, false, { info: () => {}, error: console.error });
+  const keyProblem = parts.unusableKeyProblem(process.env);
   lines.push(
     keyProblem
       ? ["FAIL", `key: ${keyProblem}`]
-      : ["ok", `key: ${process.env.LEADS_API_KEY?.length} characters (at least ${MIN_KEY_LENGTH})`],
+      : ["ok", `key: ${process.env.LEADS_API_KEY?.length} characters (at least ${parts.MIN_KEY_LENGTH})`],
   );
-  const settings = settingsProblem(process.env);
+  const settings = parts.settingsProblem(process.env);
   lines.push(settings ? ["FAIL", `settings: ${settings}`] : ["ok", "settings: every one set can be read"]);
   lines.push(preload(root, `${needs.sourceRoot}${PRELOAD_FILE}`));
-  const gate = await gateCheck(needs.gate, urlOption() ?? process.env.LEADS_HOST_URL, process.env.LEADS_API_KEY);
+  const gate = await parts.gateCheck(needs.gate, urlOption() ?? process.env.LEADS_HOST_URL, process.env.LEADS_API_KEY);
   if (gate) lines.push(gate);
   const url = process.env.DATABASE_URL;
   if (!url)
     return [...lines, ["FAIL", "database: DATABASE_URL is not set (in the environment or the host's .env files)"]];
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 15_000 });
+  const client = new parts.pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 15_000,
+  });
   try {
     await client.connect();
     lines.push(["ok", "database: connected"]);
     lines.push(...(await database(client, needs, schemaText(path.join(root, needs.schema)))));
   } catch (error) {
-    lines.push(["FAIL", `database: ${classifyFailure(error).kind}`]);
+    lines.push(["FAIL", `database: ${parts.classifyFailure(error).kind}`]);
   } finally {
     await client.end().catch(() => {});
   }
@@ -122,7 +155,7 @@ async function database(client: pg.Client, needs: Needs, schemaText: string): Pr
 
   const migrations = await migrationState(client, needs);
   const missingTables = Object.keys(needs.tables).filter((t) => !tables.has(t));
-  const layoutOnly = new Set(Object.values(LAYOUT_COLUMNS));
+  const layoutOnly = new Set(Object.values(parts.LAYOUT_COLUMNS));
   const missingColumns = Object.entries(needs.tables).flatMap(([table, columns]) =>
     tables.has(table) ? columns.map((c) => `${table}.${c}`).filter((c) => !found.has(c) && !layoutOnly.has(c)) : [],
   );
@@ -153,10 +186,10 @@ async function database(client: pg.Client, needs: Needs, schemaText: string): Pr
   if (blocking.length)
     lines.push(["FAIL", `host columns without a default, which lead creation does not fill: ${blocking.join(", ")}`]);
 
-  const layout = layoutFromColumns(found);
+  const layout = parts.layoutFromColumns(found);
   const legacy = Object.entries(layout)
     .filter(([, present]) => !present)
-    .map(([part]) => LAYOUT_COLUMNS[part as keyof typeof layout]);
+    .map(([part]) => parts.LAYOUT_COLUMNS[part as keyof typeof layout]);
   lines.push([
     "ok",
     legacy.length
@@ -173,7 +206,14 @@ async function database(client: pg.Client, needs: Needs, schemaText: string): Pr
         ? `, pending (applied at the next start): ${migrations.pending.join(", ")}`
         : ", none pending"),
   ]);
-  lines.push(...(await grantLines(client, migrations.pending.length > 0, Object.keys(needs.tables))));
+  lines.push(...(await parts.grantLines(client, migrations.pending.length > 0, Object.keys(needs.tables))));
+  const { objects } = parts.madeObjects(await parts.readMigrations());
+  lines.push(
+    ...(await parts.hostFunctionLines(
+      client,
+      objects.filter((o) => o.kind === "function"),
+    )),
+  );
 
   const { rows: triggerRows } = await client.query<{ name: string }>(
     `SELECT c.relname || '.' || t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
@@ -212,13 +252,13 @@ async function schemaFields(
   );
   const columns = new Set(rows.map((r) => r.column));
   const tables = new Set(rows.map((r) => r.column.split(".")[0]));
-  const layoutOnly = new Set(Object.values(LAYOUT_COLUMNS));
-  const schema = parseSchema(schemaText);
+  const layoutOnly = new Set(Object.values(parts.LAYOUT_COLUMNS));
+  const schema = parts.parseSchema(schemaText);
   const ignored = (attributes: { name: string }[] | undefined) => attributes?.some((a) => a.name === "ignore");
   const lines: Line[] = [];
   let checked = 0;
-  for (const model of models(schema)) {
-    const table = tableOf(model);
+  for (const model of parts.models(schema)) {
+    const table = parts.tableOf(model);
     if (model.properties.some((p) => p.type === "attribute" && p.kind === "object" && p.name === "ignore")) continue;
     if (!tables.has(table)) {
       if (!(pending && table in needs.tables))
@@ -229,10 +269,10 @@ async function schemaFields(
         ]);
       continue;
     }
-    for (const field of columnFields(schema, model)) {
+    for (const field of parts.columnFields(schema, model)) {
       if (ignored(field.attributes)) continue;
       checked++;
-      const column = `${table}.${columnOf(field)}`;
+      const column = `${table}.${parts.columnOf(field)}`;
       if (columns.has(column) || reported.has(column)) continue;
       lines.push(
         layoutOnly.has(column)
@@ -267,7 +307,7 @@ async function migrationState(client: pg.Client, needs: HostNeeds) {
       ).rows
     : [];
   const applied = new Map(recorded.map((r) => [r.migration_name, r.checksum]));
-  const files = new Map((await readMigrations()).map((m) => [m.name, m.checksum]));
+  const files = new Map((await parts.readMigrations()).map((m) => [m.name, m.checksum]));
   return {
     applied: needs.migrations.filter((m) => applied.has(m)).length,
     pending: needs.migrations.filter((m) => !applied.has(m)),
@@ -283,9 +323,8 @@ void check(process.cwd()).then(
   },
   (error: unknown) => {
     // A file the install writes is missing or unreadable: one line, not a stack trace.
-    console.log(
-      `FAIL install: ${error instanceof Error ? error.message : String(error)}; run npm run host:install again`,
-    );
+    const said = (error instanceof Error ? error.message : String(error)).split("\n")[0].slice(0, MAX_SAID);
+    console.log(`FAIL install: ${said}; run npm run host:install again`);
     process.exitCode = 1;
   },
 );

@@ -34,3 +34,29 @@ export async function grantLines(client: pg.Client, migrationsPending: boolean, 
   }
   return lines;
 }
+
+/**
+ * One note for each function in the schema named like the module's (`lead_intake_*`) that is not one of `own` (the
+ * module's, by full signature) and lacks EXECUTE for PUBLIC, with the GRANT that gives it back: a migration of the
+ * module revoked it from every function of that prefix, and only the host knows whether it had revoked it itself.
+ */
+export async function hostFunctionLines(
+  client: pg.Client,
+  own: { function?: string; argumentTypes?: string }[],
+): Promise<Line[]> {
+  const { rows } = await client.query<{ signature: string }>(
+    `SELECT p.oid::regprocedure::text AS signature FROM pg_proc p
+     WHERE p.pronamespace = current_schema()::regnamespace AND p.proname LIKE 'lead\\_intake\\_%'
+       AND NOT has_function_privilege('public', p.oid, 'EXECUTE')
+       AND NOT EXISTS (SELECT FROM unnest($1::text[], $2::text[]) AS o(name, args)
+                       WHERE to_regprocedure(format('%I.%I(%s)', current_schema(), o.name, o.args)) = p.oid)
+     ORDER BY 1`,
+    [own.map((o) => o.function), own.map((o) => o.argumentTypes)],
+  );
+  return rows.map(({ signature }) => [
+    "note",
+    `functions: the host's ${signature} lacks EXECUTE for PUBLIC, which a migration of the module revokes from ` +
+      `every lead_intake_* function; unless the host revoked it itself, give it back: ` +
+      `GRANT EXECUTE ON FUNCTION ${signature} TO PUBLIC;`,
+  ]);
+}

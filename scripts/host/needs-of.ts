@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { migrationObjects } from "../../lib/runtime/migration-objects.mjs";
+import { migrationObjects } from "../../lib/db/migration-objects.mjs";
 import type { HostNeeds } from "./check";
 import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
 import { HOST_OWN_FIELDS } from "./schema";

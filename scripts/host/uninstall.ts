@@ -6,10 +6,10 @@ import path from "node:path";
 import * as nextEnv from "@next/env";
 import pg from "pg";
 import { classifyFailure } from "../../lib/db/failures";
+import { applyDrops, planDrops, planLines } from "./drop-plan";
 import { refuse, refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
-import { migrationObjects, type MigrationObjects } from "../../lib/runtime/migration-objects.mjs";
 import { withoutServerExternalPackages } from "./next-config";
 import { migrationsOf, packageManagerOf, schemaHomeOf, sourceRootOf } from "./project-info";
 import { readRecord } from "./record";
@@ -17,6 +17,7 @@ import { withoutAdded } from "./schema-removal";
 import { openHost } from "./workspace";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
+const MIGRATIONS = path.join(MODULE_ROOT, "prisma/migrations");
 /** The files `next start` reads its environment from (production), as host:check reads them. */
 const ENV_FILES = [".env.production.local", ".env.local", ".env.production", ".env"];
 /** How long the drops wait for the host's tables (a trigger's drop locks its table) before giving up. */
@@ -68,12 +69,6 @@ async function main(args: string[]): Promise<void> {
     ...planNextConfig(host, record),
   );
 
-  const objects = migrationObjects(path.join(MODULE_ROOT, "prisma/migrations"));
-  lines.push(
-    `- database: drop triggers ${objects.triggers.join(", ")}; index ${objects.indexes.join(", ")}; ` +
-      `tables ${objects.tables.join(", ")}; functions ${Object.keys(objects.functions).join(", ")}; ` +
-      `and the module's ${objects.migrations.length} rows of _prisma_migrations. The rows of the host's tables stay.`,
-  );
   // Checked before Next's loader reads them: a link out of the folder, or a FIFO, is refused.
   for (const file of ENV_FILES) host.exists(file);
   const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
@@ -81,12 +76,23 @@ async function main(args: string[]): Promise<void> {
   const url = process.env.DATABASE_URL;
 
   if (!yes) {
+    lines.push(
+      ...(url
+        ? await inDatabase(url, "read", async (client) => planLines(await planDrops(client, MIGRATIONS)))
+        : ["- database: not read, as DATABASE_URL is not set (in the environment or the host's .env files)"]),
+    );
     console.log([`host:uninstall would take the Lead Intake module out of ${host.root}:`, ...lines].join("\n"));
     console.log("Nothing was changed; run again with --yes to do it.");
     return;
   }
   if (!url) refuse("DATABASE_URL is not set (in the environment or the host's .env files)");
-  await dropObjects(url, objects);
+  lines.push(
+    ...(await inDatabase(url, "dropped", async (client) => {
+      const plan = await planDrops(client, MIGRATIONS);
+      await applyDrops(client, plan);
+      return planLines(plan);
+    })),
+  );
   try {
     host.apply();
   } catch (error) {
@@ -186,35 +192,29 @@ function planNextConfig(host: HostFolder, record: ReturnType<typeof readRecord>)
   return [`- ${file}: serverExternalPackages without ${packages.join(", ")}`];
 }
 
-/** One transaction: either every object of the module is dropped, or none. */
-async function dropObjects(url: string, objects: MigrationObjects): Promise<void> {
+/**
+ * One transaction: the plan is read and carried out in it, so either all it names is dropped, or nothing. A failure is
+ * one sentence, with PostgreSQL's own naming the object in the way (a lock, or a host object that depends on one).
+ */
+async function inDatabase<T>(
+  url: string,
+  verb: "read" | "dropped",
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  const name = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
   try {
     await client.connect();
     await client.query("BEGIN");
     await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-    for (const trigger of objects.triggers) {
-      const [table, triggerName] = trigger.split(".");
-      await client.query(`DROP TRIGGER IF EXISTS ${name(triggerName)} ON ${name(table)}`);
-    }
-    if (objects.indexes.length) await client.query(`DROP INDEX IF EXISTS ${objects.indexes.map(name).join(", ")}`);
-    if (objects.tables.length) await client.query(`DROP TABLE IF EXISTS ${objects.tables.map(name).join(", ")}`);
-    const functions = Object.keys(objects.functions);
-    if (functions.length) await client.query(`DROP FUNCTION IF EXISTS ${functions.map(name).join(", ")}`);
-    const { rows } = await client.query<{ exists: boolean }>(
-      `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
-    );
-    if (rows[0].exists)
-      await client.query(`DELETE FROM "_prisma_migrations" WHERE migration_name = ANY($1)`, [objects.migrations]);
+    const result = await work(client);
     await client.query("COMMIT");
+    return result;
   } catch (error) {
-    // PostgreSQL's own sentence names the object that stands in the way (a lock, or a host object that depends on one).
     const { kind, code } = classifyFailure(error);
     const { severity, message, detail } = error as { severity?: unknown; message: string; detail?: string };
     // For objects in the way, PostgreSQL's detail names them (view x depends on table y), no row's values.
     const said = severity ? `: ${message}${code === "2BP01" && detail ? ` (${detail.split("\n")[0]})` : ""}` : "";
-    refuse(`the module's database objects could not be dropped (${kind}${code ? ` ${code}` : ""}${said})`);
+    refuse(`the module's database objects could not be ${verb} (${kind}${code ? ` ${code}` : ""}${said})`);
   } finally {
     await client.end().catch(() => {});
   }

@@ -3,11 +3,11 @@ import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabaseClient } from "@/lib/db/connect";
-import { applyMigrations, migrate } from "@/lib/db/migrate";
+import { migrate } from "@/lib/db/migrate";
 import { createLead } from "@/lib/leads/create-lead";
 import { createLeadBody } from "@/lib/leads/schemas";
 import type { TestDatabase } from "../helpers/db";
-import { createEmptyDatabase } from "../helpers/host-install";
+import { catalog, HOST_MIGRATION, hostDatabase } from "../helpers/host-database";
 import { filesOf, hostCopy, runHostScript, snapshot } from "../helpers/host-install-run";
 
 /**
@@ -15,7 +15,6 @@ import { filesOf, hostCopy, runHostScript, snapshot } from "../helpers/host-inst
  * migrations and a lead: the host's files are again those from before the install (but the one it edited, named and
  * kept), the module's triggers, functions, tables and migration rows are gone, and every host row stays.
  */
-const HOST_MIGRATION = "20250301000000_crm";
 const EDITED = "lib/leads/text.ts";
 
 let folders: ReturnType<typeof hostCopy>;
@@ -24,18 +23,6 @@ let filesBefore: Map<string, string>;
 let catalogBefore: string[];
 let rowsBefore: Record<string, unknown[]>;
 let leadId: number;
-
-/** The database's own objects in the public schema, by kind and name. */
-async function catalog(): Promise<string[]> {
-  const { rows } = await db.sql.query<{ name: string }>(`
-    SELECT 'table ' || tablename AS name FROM pg_tables WHERE schemaname = 'public'
-    UNION ALL SELECT 'function ' || proname FROM pg_proc WHERE pronamespace = 'public'::regnamespace
-    UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-      WHERE NOT t.tgisinternal AND c.relnamespace = 'public'::regnamespace
-    UNION ALL SELECT 'index ' || indexname FROM pg_indexes WHERE schemaname = 'public'
-    ORDER BY 1`);
-  return rows.map((r) => r.name);
-}
 
 async function hostRows(): Promise<Record<string, unknown[]>> {
   const rows: Record<string, unknown[]> = {};
@@ -48,18 +35,15 @@ const uninstall = (...args: string[]) => runHostScript("uninstall", [folders.hos
 
 beforeAll(async () => {
   folders = hostCopy();
-  db = await createEmptyDatabase();
   // The host's database as `prisma migrate deploy` left it, with rows of its own.
-  const sql = readFileSync(path.join(folders.host, "prisma/migrations", HOST_MIGRATION, "migration.sql"), "utf8");
-  const checksum = createHash("sha256").update(sql).digest("hex");
-  await applyMigrations(db.url, [{ name: HOST_MIGRATION, sql, checksum, earlierChecksums: [] }]);
+  db = await hostDatabase(folders.host);
   await db.sql.query(`
     INSERT INTO customers (id, kind, name) VALUES ('cus_own_source', 'source', 'Host Roadshow'), ('cus_own', 'person', 'Own');
     INSERT INTO users (platform_id, name, email) VALUES ('plat-1', 'Siti Sales', 'siti@example.com');
     INSERT INTO referrals (referrer_customer_id, lead_name, status) VALUES ('cus_own_source', 'Host Lead', 'New');
     INSERT INTO audit_entries (referral_id, action, actor) VALUES (1, 'created', 'host');`);
   filesBefore = filesOf(snapshot(folders.host));
-  catalogBefore = await catalog();
+  catalogBefore = await catalog(db.sql);
   rowsBefore = await hostRows();
 
   const installed = runHostScript("install", [folders.host]);
@@ -86,19 +70,19 @@ afterAll(async () => {
 describe("npm run host:uninstall", { timeout: 120_000 }, () => {
   it("without --yes: says what it would remove and drop, and changes nothing", async () => {
     const files = snapshot(folders.host);
-    const objects = await catalog();
+    const objects = await catalog(db.sql);
     const result = uninstall();
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain("- database: drop triggers customers.lead_intake_count_source_changes,");
     expect(result.stdout).toContain(`- kept, edited by the host: ${EDITED}`);
     expect(result.stdout.trim().split("\n").at(-1)).toBe("Nothing was changed; run again with --yes to do it.");
     expect(snapshot(folders.host)).toEqual(files);
-    expect(await catalog()).toEqual(objects);
+    expect(await catalog(db.sql)).toEqual(objects);
   });
 
   it("with --yes but no DATABASE_URL: refuses in one line and changes nothing", async () => {
     const files = snapshot(folders.host);
-    const objects = await catalog();
+    const objects = await catalog(db.sql);
     const result = runHostScript("uninstall", [folders.host, "--yes"], { DATABASE_URL: "" });
     expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
       status: 1,
@@ -107,25 +91,25 @@ describe("npm run host:uninstall", { timeout: 120_000 }, () => {
         "host:uninstall: DATABASE_URL is not set (in the environment or the host's .env files); nothing was changed.\n",
     });
     expect(snapshot(folders.host)).toEqual(files);
-    expect(await catalog()).toEqual(objects);
+    expect(await catalog(db.sql)).toEqual(objects);
   });
 
   it("with --yes, when a host object depends on a module table: says so in one line and changes nothing", async () => {
     await db.sql.query("CREATE VIEW host_lead_totals AS SELECT customer_id, total FROM lead_referrer_counts");
     try {
       const files = snapshot(folders.host);
-      const objects = await catalog();
+      const objects = await catalog(db.sql);
       const result = uninstall("--yes");
       expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
         status: 1,
         stdout: "",
         stderr:
           "host:uninstall: the module's database objects could not be dropped (database-error 2BP01: cannot drop " +
-          "desired object(s) because other objects depend on them (view host_lead_totals depends on table " +
+          "table lead_referrer_counts because other objects depend on it (view host_lead_totals depends on table " +
           "lead_referrer_counts)); nothing was changed.\n",
       });
       expect(snapshot(folders.host)).toEqual(files);
-      expect(await catalog()).toEqual(objects);
+      expect(await catalog(db.sql)).toEqual(objects);
     } finally {
       await db.sql.query("DROP VIEW host_lead_totals");
     }
@@ -142,7 +126,7 @@ describe("npm run host:uninstall", { timeout: 120_000 }, () => {
   });
 
   it("drops the module's triggers, functions, tables and migration rows; the host's objects and rows stay", async () => {
-    const after = await catalog();
+    const after = await catalog(db.sql);
     expect(after.filter((name) => /lead_intake|^table lead_/.test(name))).toEqual([]);
     // Indexes on the host's tables stay (the host may have had them); everything else is as before the install.
     expect(after.filter((name) => !name.startsWith("index "))).toEqual(
