@@ -179,7 +179,7 @@ describe("the module's migrations applied, then the host changed what they made"
           "lead_source_list_versions; functions lead_intake_count_source_changes(), lead_intake_source_key(text); " +
           "delete the module's 1 row of _prisma_migrations. The rows of 20261122000000_host_tables, " +
           "20261122000100_lead_intake, 20261123000000_lead_count_slots, 20261123120000_source_key, " +
-          "20261123130000_source_lead_totals and 5 more stay in _prisma_migrations, as objects they made or changed " +
+          "20261123130000_source_lead_totals and 6 more stay in _prisma_migrations, as objects they made or changed " +
           "stay. The rows of the host's tables stay.",
         "- kept function lead_intake_count_referrals(): its body is not the one the module's migrations wrote, so " +
           "the host changed it.",
@@ -190,6 +190,9 @@ describe("the module's migrations applied, then the host changed what they made"
         `- kept table lead_referrer_counts: ${used}`,
         `- kept table lead_source_lead_counts: ${used}`,
         `- kept table lead_source_lead_blocks: ${used}`,
+        `- kept table lead_source_lead_groups: ${used}`,
+        `- kept table lead_per_source_lead_blocks: ${used}`,
+        `- kept table lead_per_source_lead_groups: ${used}`,
         "- kept index customers_source_key_idx: its definition is not the one the module's migrations wrote, so it " +
           "is the host's.",
         "- kept trigger customers.lead_intake_count_source_truncates: it runs another function than the module's " +
