@@ -11,6 +11,7 @@ import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { migrationObjects, type MigrationObjects } from "../../lib/runtime/migration-objects.mjs";
 import { withoutServerExternalPackages } from "./next-config";
+import { planNextTypes } from "./next-types";
 import { packageManagerOf, schemaHomeOf } from "./project-info";
 import { readRecord } from "./record";
 import { withoutAdded } from "./schema-removal";
@@ -62,6 +63,8 @@ async function main(args: string[]): Promise<void> {
     ...planSchema(host, record, schemaHome.schema),
     ...planNextConfig(host, record),
   );
+  const nextTypes = planNextTypes(host);
+  lines.push(...nextTypes.lines);
 
   const objects = migrationObjects(path.join(MODULE_ROOT, "prisma/migrations"));
   lines.push(
@@ -92,7 +95,7 @@ async function main(args: string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  for (const file of removed) host.pruneEmptyFolders(file);
+  for (const file of [...removed, ...nextTypes.files]) host.pruneEmptyFolders(file);
   lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(manager, schemaHome.package?.name)}`);
   console.log([`Lead Intake module taken out of ${host.root}:`, ...lines].join("\n"));
 }
