@@ -159,8 +159,9 @@ function main(hostArg: string | undefined): void {
 function leftToDo(manager: PackageManager, schemaPackage: string | undefined): string[] {
   return [
     installAndGenerate(manager, schemaPackage),
-    `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32) and DATABASE_URL (the ` +
-      "host's PostgreSQL) in the environment or the host's .env",
+    `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32), DATABASE_URL (the ` +
+      "host's PostgreSQL) and LEADS_HOST_URL (its base URL, as http://localhost:3000, through which host:check " +
+      "tries the module's paths) in the environment or the host's .env",
     `${manager} run build`,
     `${manager} start`,
     `${manager} run host:check`,

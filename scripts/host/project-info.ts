@@ -6,6 +6,7 @@ import path from "node:path";
 import { getSchema } from "@mrleebo/prisma-ast";
 import ts from "typescript";
 import { refuse, type HostFolder } from "./host-folder";
+import { installedVersion } from "./installed-version";
 import { workspaceFolders } from "./workspace";
 
 export type PackageManager = "npm" | "pnpm";
@@ -66,7 +67,7 @@ export function readHostProject(host: HostFolder): HostProject {
   const schemaTexts = schema.files.map((file) => host.readText(file) ?? "");
   const migrations = migrationsOf(home, schemaTexts);
   const client = clientOf(schemaTexts, schema.files);
-  const majors = majorsOf(manifest, home.manifest);
+  const majors = majorsOf(host, manifest, home);
   // The module's @prisma/adapter-pg needs driver adapters, a preview feature of Prisma 6 before 6.16.
   if (majors.prisma === 6 && (majors.prismaMinor ?? 0) < 16 && !client?.previewFeatures?.includes("driverAdapters"))
     refuse(
@@ -296,23 +297,20 @@ export function packageManagerOf(host: HostFolder): PackageManager {
   return declared === "pnpm" ? "pnpm" : "npm";
 }
 
-/** The lowest version a package.json range allows, as major and minor; undefined when the host lacks the package. */
-function lowest(manifest: Manifest, name: string): { major: number; minor: number } | undefined {
-  const range = manifest.dependencies?.[name] ?? manifest.devDependencies?.[name];
-  if (range === undefined) return undefined;
-  const match = /(\d+)(?:\.(\d+))?/.exec(range);
-  if (!match) refuse(`package.json's ${name} is "${range}"; the install needs a version range to tell its major`);
-  return { major: Number(match[1]), minor: Number(match[2] ?? 0) };
-}
-
 /** The versions the app runs on; Prisma's as the package that holds the schema lists it, where the app does not. */
-function majorsOf(manifest: Manifest, schemaManifest: Manifest = manifest): HostProject["majors"] {
-  const next = lowest(manifest, "next");
+function majorsOf(host: HostFolder, manifest: Manifest, home: SchemaHome): HostProject["majors"] {
+  const version = (m: Manifest, folder: string, name: string) =>
+    installedVersion(host, folder, { ...m.devDependencies, ...m.dependencies }, name);
+  const schemaFolder = home.package ? `${home.package.folder}/` : "";
+  const next = version(manifest, "", "next");
   if (!next) refuse("the host's package.json does not depend on next; name the folder of a Next.js app");
-  const prisma = [manifest, schemaManifest]
-    .flatMap((m) => [lowest(m, "prisma"), lowest(m, "@prisma/client")])
+  const prisma = [
+    { m: manifest, folder: "" },
+    { m: home.manifest ?? manifest, folder: schemaFolder },
+  ]
+    .flatMap(({ m, folder }) => [version(m, folder, "prisma"), version(m, folder, "@prisma/client")])
     .find((found) => found !== undefined);
-  const zod = lowest(manifest, "zod");
+  const zod = version(manifest, "", "zod");
   const supported = (name: string, major: number, majors: readonly number[]) => {
     if (!majors.includes(major))
       refuse(`the host runs ${name} ${major}; the module supports ${name} ${majors.join(" and ")}`);

@@ -11,6 +11,7 @@ import { refuse, refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { withoutServerExternalPackages } from "./next-config";
+import { planNextTypes } from "./next-types";
 import { migrationsOf, packageManagerOf, schemaHomeOf, sourceRootOf } from "./project-info";
 import { readRecord } from "./record";
 import { withoutAdded } from "./schema-removal";
@@ -68,6 +69,8 @@ async function main(args: string[]): Promise<void> {
     ...planSchema(host, record, schemaHome.schema),
     ...planNextConfig(host, record),
   );
+  const nextTypes = planNextTypes(host);
+  lines.push(...nextTypes.lines);
 
   // Checked before Next's loader reads them: a link out of the folder, or a FIFO, is refused.
   for (const file of ENV_FILES) host.exists(file);
@@ -103,7 +106,7 @@ async function main(args: string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  for (const file of removed) host.pruneEmptyFolders(file);
+  for (const file of [...removed, ...nextTypes.files]) host.pruneEmptyFolders(file);
   lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(manager, schemaHome.package?.name)}`);
   console.log([`Lead Intake module taken out of ${host.root}:`, ...lines].join("\n"));
 }

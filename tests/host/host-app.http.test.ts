@@ -96,6 +96,7 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
     // The printed steps, as printed: the settings are given in the environment, `npm start` is the server.
     buildAfter = await followSteps(printedSteps(installOutput), host, settings(), async () => {
       ({ group: server, url: baseUrl } = await startHostApp({ LEADS_API_KEY: TEST_KEY }));
+      return baseUrl;
     });
   }, 1_800_000);
 
@@ -195,6 +196,7 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
     const ok = run("npm", ["run", "--silent", "host:check"], host, {
       DATABASE_URL: db.url,
       LEADS_API_KEY: TEST_KEY,
+      LEADS_HOST_URL: baseUrl,
       NODE_OPTIONS: undefined,
     });
     expect({ status: ok.status, output: ok.output }).toEqual({ status: 0, output: expect.any(String) });
@@ -203,6 +205,7 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
       "ok   key",
       "ok   settings",
       "ok   preload",
+      "ok   gate",
       "ok   database",
       "ok   columns",
       "ok   schema",
@@ -235,7 +238,11 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
       GRANT USAGE ON SCHEMA public TO ${role};
       GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO ${role};
       GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
-    const asRole = { DATABASE_URL: db.url.replace(/\/\/[^@]*@/, `//${role}:check@`), LEADS_API_KEY: TEST_KEY };
+    const asRole = {
+      DATABASE_URL: db.url.replace(/\/\/[^@]*@/, `//${role}:check@`),
+      LEADS_API_KEY: TEST_KEY,
+      LEADS_HOST_URL: baseUrl,
+    };
     const unlimited = run("npm", ["run", "--silent", "host:check"], host, asRole);
     expect(unlimited.output.split("\n")).toContain(
       "note grants for rate limits: the role lacks UPDATE on lead_rate_limit_counts " +

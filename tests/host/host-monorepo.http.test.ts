@@ -85,6 +85,7 @@ beforeAll(async () => {
   buildAfter = await followSteps(printedSteps(installOutput), app, settings(), async () => {
     ({ group: server, url: baseUrl } = await startHost(app, "npm", settings()));
     pageAfter = await referralsPage(baseUrl);
+    return baseUrl;
   });
 }, 1_800_000);
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabaseClient } from "@/lib/db/connect";
@@ -116,8 +116,12 @@ describe("npm run host:uninstall", { timeout: 120_000 }, () => {
   });
 
   it("with --yes: the host's files are those from before the install, but the one it edited, named and kept", () => {
+    // As `next dev` leaves it: route types naming the module's routes, which would fail the host's next build.
+    mkdirSync(path.join(folders.host, ".next/dev/types"), { recursive: true });
+    writeFileSync(path.join(folders.host, ".next/dev/types/validator.ts"), 'import "../../../app/api/leads/route";\n');
     const result = uninstall("--yes");
     expect(result.status, result.stderr).toBe(0);
+    expect(existsSync(path.join(folders.host, ".next/dev/types"))).toBe(false);
     expect(result.stdout).toContain(`- kept, edited by the host: ${EDITED}`);
     const edited = createHash("sha256")
       .update(readFileSync(path.join(folders.host, EDITED)))
