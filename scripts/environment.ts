@@ -198,7 +198,7 @@ export const VARIABLES: Variable[] = [
     where: ["host:check"],
     meaning:
       "The host's own server, for `host:check` to try the module's paths through the host's gate (as `--url` does; " +
-      "[checking a host](host-guide.md#checking-a-host)).",
+      "[checking a host](docs/host-guide.md#checking-a-host)).",
   },
   {
     name: "INIT_CWD",

@@ -3,7 +3,7 @@ import path from "node:path";
 
 /**
  * The module's files for a host, in one place: `npm run host:install` copies exactly these (scripts/host/install.ts),
- * and the table of docs/host-guide.md, "What the install copies", is rendered from them (checked by
+ * and the table of docs/host-guide.md, "Installing: one command", is rendered from them (checked by
  * tests/host/host-manifest.unit.test.ts). A folder stands for every file under it.
  */
 export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[] = [
