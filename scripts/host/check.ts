@@ -10,6 +10,7 @@ import { LAYOUT_COLUMNS, layoutFromColumns } from "@/lib/db/layout";
 import { readMigrations } from "@/lib/db/migrate";
 import { settingsProblem } from "@/lib/settings.mjs";
 import { grantLines } from "./grants";
+import { commandLine } from "./command-line";
 import { gateCheck } from "./gate";
 import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
 
@@ -40,7 +41,7 @@ type Line = ["ok" | "FAIL" | "note", string];
 /** The preload's file under the host's source root, as `next start` must be given it (NODE_OPTIONS or start). */
 const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
 
-async function check(root: string): Promise<Line[]> {
+async function check(root: string, baseUrl: string | undefined): Promise<Line[]> {
   const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as Needs;
   // The named export, whether this file runs as CommonJS (a host without "type": "module") or as ESM.
   const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
@@ -61,7 +62,7 @@ async function check(root: string): Promise<Line[]> {
   const settings = settingsProblem(process.env);
   lines.push(settings ? ["FAIL", `settings: ${settings}`] : ["ok", "settings: every one set can be read"]);
   lines.push(preload(root, `${needs.sourceRoot}${PRELOAD_FILE}`));
-  const gate = await gateCheck(needs.gate, urlOption() ?? process.env.LEADS_HOST_URL, process.env.LEADS_API_KEY);
+  const gate = await gateCheck(needs.gate, baseUrl ?? process.env.LEADS_HOST_URL, process.env.LEADS_API_KEY);
   if (gate) lines.push(gate);
   const url = process.env.DATABASE_URL;
   if (!url)
@@ -77,12 +78,6 @@ async function check(root: string): Promise<Line[]> {
     await client.end().catch(() => {});
   }
   return lines;
-}
-
-/** `--url <base URL>` of `npm run host:check -- --url http://localhost:3000`. */
-function urlOption(): string | undefined {
-  const at = process.argv.indexOf("--url");
-  return at === -1 ? undefined : process.argv[at + 1];
 }
 
 /** The host's schema: one file, or a folder's .prisma files as the one schema Prisma makes of them. */
@@ -276,7 +271,12 @@ async function migrationState(client: pg.Client, needs: HostNeeds) {
 }
 
 // No top-level await: a host's package.json may make this file CommonJS.
-void check(process.cwd()).then(
+const USAGE = `Usage: npm run host:check [-- --url <base URL>]
+
+Checks, in the host's folder after host:install, what the module needs: the files, settings, key, preload, database,
+migrations and grants; with --url (or LEADS_HOST_URL), the module's paths through the host's running server.`;
+const { values } = commandLine(USAGE, { options: { url: { type: "string" } } });
+void check(process.cwd(), values.url).then(
   (lines) => {
     for (const [status, text] of lines) console.log(`${status.padEnd(4)} ${text}`);
     process.exitCode = lines.some(([status]) => status === "FAIL") ? 1 : 0;

@@ -5,6 +5,7 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
+import { commandLine } from "./command-line";
 import { refuse, refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage, type HostPackage } from "./host-package";
 import { moduleFiles, PRELOAD_FILE, preloadFor, STATE_FILE } from "./manifest";
@@ -59,8 +60,11 @@ const startPreload = (sourceRoot: string) => `NODE_OPTIONS="$NODE_OPTIONS --impo
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
 
-function main(hostArg: string | undefined): void {
-  if (!hostArg) refuse("Name the host app's folder: npm run host:install -- <host-dir>");
+const USAGE = `Usage: npm run host:install -- <host-dir>
+
+Puts the module into the Next.js app in <host-dir>, or upgrades it there (docs/host-guide.md, "Installing").`;
+
+function main(hostArg: string): void {
   const host = openHost(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
   const hostPackage = readHostPackage(host);
   const project = readHostProject(host);
@@ -368,7 +372,7 @@ function addServerExternalPackages(
 }
 
 try {
-  main(process.argv[2]);
+  main(commandLine(USAGE, { min: 1 }).positionals[0]);
 } catch (error) {
   console.error(`host:install: ${refusalSentence(error)}; nothing was changed.`);
   process.exitCode = 1;
