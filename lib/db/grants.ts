@@ -1,3 +1,13 @@
+import { HOST_NAMES } from "@/lib/db/host-names";
+import { quoted } from "@/lib/db/layout";
+
+const { Customer: customers, User: users, Referral: referrals, AuditEntry: auditEntries } = HOST_NAMES;
+
+/** The sequence of a host table's id, as PostgreSQL names a serial column's. */
+function sequenceOf(model: { table: string; columns: { id: string | null } }): string {
+  return `${model.table}_${model.columns.id}_seq`;
+}
+
 /**
  * What the runtime role (the one in DATABASE_URL) needs, per feature, once the migrations are applied: the one table
  * that docs/host-guide.md ("Grants"), `npm run host:check`, the start-up check and readiness read. Applying the
@@ -8,20 +18,20 @@ export const RUNTIME_GRANTS = {
   "start-up": { tables: { _prisma_migrations: ["SELECT"] }, sequences: [] },
   "creating leads": {
     tables: {
-      customers: ["SELECT", "INSERT"],
-      referrals: ["SELECT", "INSERT"],
-      audit_entries: ["INSERT"],
+      [customers.table]: ["SELECT", "INSERT"],
+      [referrals.table]: ["SELECT", "INSERT"],
+      ...(auditEntries && { [auditEntries.table]: ["INSERT"] }),
       lead_source_names: ["SELECT", "INSERT"],
       lead_source_list_versions: ["SELECT"],
-      users: ["SELECT"],
+      [users.table]: ["SELECT"],
     },
-    sequences: ["referrals_id_seq", "audit_entries_id_seq"],
+    sequences: [sequenceOf(referrals), ...(auditEntries ? [sequenceOf(auditEntries)] : [])],
   },
   listing: {
     tables: {
-      customers: ["SELECT"],
-      referrals: ["SELECT"],
-      users: ["SELECT"],
+      [customers.table]: ["SELECT"],
+      [referrals.table]: ["SELECT"],
+      [users.table]: ["SELECT"],
       lead_source_names: ["SELECT"],
       lead_source_list_versions: ["SELECT"],
       lead_referrer_counts: ["SELECT"],
@@ -71,7 +81,7 @@ export function grantStatements(features: readonly Feature[], role: string): str
   for (const [key, privileges] of held) {
     const sequence = key.startsWith("SEQUENCE ");
     const on = `${[...privileges].join(", ")} ON${sequence ? " SEQUENCE" : ""}`;
-    objectsBy.set(on, [...(objectsBy.get(on) ?? []), sequence ? key.slice("SEQUENCE ".length) : key]);
+    objectsBy.set(on, [...(objectsBy.get(on) ?? []), quoted(sequence ? key.slice("SEQUENCE ".length) : key)]);
   }
   return [
     `GRANT USAGE ON SCHEMA public TO ${role};`,
@@ -100,7 +110,7 @@ export async function missingGrants(rowsOf: RowsOf, features: readonly Feature[]
               ELSE has_table_privilege(t.object, t.privilege) END AS granted
      FROM unnest($1::text[], $2::text[], $3::bool[]) WITH ORDINALITY AS t(object, privilege, sequence, n)
      ORDER BY t.n`,
-    [grants.map((g) => g.object), grants.map((g) => g.privilege), grants.map((g) => g.sequence)],
+    [grants.map((g) => quoted(g.object)), grants.map((g) => g.privilege), grants.map((g) => g.sequence)],
   );
   return grants
     .filter((_, i) => rows[i]?.granted === false)

@@ -3,9 +3,9 @@
 // Imports the generated Prisma client directly, not lib/db/prisma.ts: that module
 // is "server-only" and refuses to load outside Next.
 import { createDatabaseClient, type Db } from "@/lib/db/connect";
-import { layoutOf, type Layout } from "@/lib/db/layout";
+import { HOST, layoutOf, type Layout } from "@/lib/db/layout";
+import type { HostField } from "@/lib/db/host-names";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { columnOf } from "@/lib/db/store/columns";
 import { OPTIONAL_FIELD_NAMES, OPTIONAL_LEAD_FIELDS } from "@/lib/leads/fields";
 import { ensureSource } from "@/lib/leads/sources/ensure-source";
 import { prepareDatabase } from "@/lib/startup/prepare";
@@ -139,7 +139,7 @@ async function seedReferrals(
       ...Object.fromEntries(OPTIONAL_FIELD_NAMES.map((name) => [OPTIONAL_LEAD_FIELDS[name].column, r[name] ?? null])),
       createdAt: Prisma.sql`${r.createdAt ?? null}::timestamptz`,
     };
-    const columns = Object.keys(values).map(columnOf);
+    const columns = (Object.keys(values) as HostField<"Referral">[]).map((field) => HOST.referrals.column(field).text);
     // A record the API created (it has the API's audit entry) is never overwritten by a fixture.
     const written = await tx.$queryRaw<{ id: number }[]>`
       INSERT INTO referrals (id, ${Prisma.raw(columns.join(", "))} ${agentColumn})

@@ -1,7 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { get_dmmf } from "@prisma/prisma-schema-wasm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { columnOf as storeColumnOf } from "@/lib/db/store/columns";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 
 /**
@@ -76,15 +75,6 @@ function columnType(field: DmmfField): string {
 }
 
 describe("migrated database matches prisma/schema.prisma", () => {
-  it("maps every scalar field to the column the store derives from its name (lib/db/store/columns.ts)", () => {
-    const fields = models.flatMap((model) =>
-      model.fields.filter((f) => f.kind === "scalar").map((f) => [model, f.name] as const),
-    );
-    expect(fields.length).toBeGreaterThan(30);
-    const differing = fields.filter(([model, name]) => storeColumnOf(name) !== columnOf(model, name));
-    expect(differing.map(([model, name]) => `${model.name}.${name}`)).toEqual([]);
-  });
-
   it("has exactly the schema's tables and columns, with their types, nullability and defaults", async () => {
     const expected = models.flatMap((model) =>
       model.fields

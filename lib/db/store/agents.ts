@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/prisma";
-import { eligibleAgentsSql, layoutOf } from "@/lib/db/layout";
+import { eligibleAgentsSql, HOST, layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /** A row of eligibleAgentsSql: the generated User type; the query keeps only users with a platform id. */
@@ -12,7 +12,7 @@ export type AgentRow = Prisma.UserGetPayload<{
 /** Every user leads can be assigned to, by name then id. */
 export async function listAgentRows(db: Db): Promise<AgentRow[]> {
   const layout = await layoutOf(db);
-  return db.$queryRaw<AgentRow[]>(Prisma.sql`${eligibleAgentsSql(layout, Prisma.sql`TRUE`)} ORDER BY name, id`);
+  return db.$queryRaw<AgentRow[]>(Prisma.sql`${eligibleAgentsSql(layout, Prisma.sql`TRUE`)} ORDER BY "name", "id"`);
 }
 
 /**
@@ -24,14 +24,16 @@ export async function findAgentRow(
   platformId: string | null,
   numericId: number | null,
 ): Promise<AgentRow | null> {
-  const byPlatformId = platformId === null ? Prisma.sql`FALSE` : Prisma.sql`platform_id = ${platformId}`;
-  const byNumericId = numericId === null ? Prisma.sql`FALSE` : Prisma.sql`id = ${numericId}`;
+  const { users } = HOST;
+  const byPlatformId =
+    platformId === null ? Prisma.sql`FALSE` : Prisma.sql`${users.column("platformId")} = ${platformId}`;
+  const byNumericId = numericId === null ? Prisma.sql`FALSE` : Prisma.sql`${users.column("id")} = ${numericId}`;
   const layout = await layoutOf(db);
   // The order is on the column, not on byPlatformId: for an integer that is FALSE, and PostgreSQL refuses a
   // constant ORDER BY ("non-integer constant in ORDER BY").
   const [row] = await db.$queryRaw<AgentRow[]>(Prisma.sql`
     ${eligibleAgentsSql(layout, Prisma.sql`(${byPlatformId} OR ${byNumericId})`)}
-    ORDER BY (platform_id = ${platformId ?? ""}) DESC
+    ORDER BY (${users.column("platformId")} = ${platformId ?? ""}) DESC
     LIMIT 1`);
   return row ?? null;
 }

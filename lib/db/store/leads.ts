@@ -1,8 +1,14 @@
 import type { Db } from "@/lib/db/prisma";
 import { queryPrepared } from "@/lib/db/prepared";
-import { assignedAgentPlatformIdSql, assignmentSql, layoutOf } from "@/lib/db/layout";
-import { columnOf, selectFields } from "@/lib/db/store/columns";
-import { insertSourceCtes, namedSourceSql, type NewSourceRow, type SourceLookup } from "@/lib/db/store/sources";
+import { assignedAgentPlatformIdSql, assignmentSql, HOST, layoutOf, type HostTable } from "@/lib/db/layout";
+import type { HostField, HostModel } from "@/lib/db/host-names";
+import {
+  ACCOUNT_FIELDS,
+  insertSourceCtes,
+  namedSourceSql,
+  type NewSourceRow,
+  type SourceLookup,
+} from "@/lib/db/store/sources";
 import { Prisma, type Customer, type Referral } from "@/lib/generated/prisma/client";
 
 /** What names a new lead's referrer: a source by name or id, an existing account by id, or a new source account. */
@@ -37,9 +43,11 @@ export interface InsertedLeadRow {
 function namedAccountSql(referrer: Exclude<ReferrerRow, { newSource: NewSourceRow }>): Prisma.Sql {
   if ("source" in referrer) return namedSourceSql(referrer.source);
   return Prisma.sql`
-    SELECT id, name, kind, source_type AS "sourceType" FROM customers
-    WHERE id = ${referrer.accountId} AND kind IN ('person', 'source')`;
+    SELECT ${ACCOUNT_FIELDS} FROM ${customers.table} c
+    WHERE ${customers.column("id", "c")} = ${referrer.accountId} AND ${customers.column("kind", "c")} IN ('person', 'source')`;
 }
+
+const { customers, referrals, auditEntries } = HOST;
 
 /** Whether an existing account is the referrer an account id names. */
 export async function accountExists(db: Db, accountId: string): Promise<boolean> {
@@ -57,44 +65,62 @@ function referrerCte(referrer: ReferrerRow): Prisma.Sql {
     )`;
 }
 
-/** `(columns)` and `values` of the fields given, in their order; `referrer.id` and now() where named. */
-function columnsAndValues(fields: Record<string, unknown>): { columns: Prisma.Sql; values: Prisma.Sql } {
-  const names = Object.keys(fields);
+/** `(columns)` and `values` of the fields given, in their order, each value as its column takes it; then `computed`. */
+function columnsAndValues<M extends HostModel>(
+  table: HostTable<M>,
+  fields: Partial<Record<HostField<M>, unknown>>,
+  computed: Partial<Record<HostField<M>, Prisma.Sql>>,
+): { columns: Prisma.Sql; values: Prisma.Sql } {
+  const given = Object.keys(fields) as HostField<M>[];
+  const named = Object.keys(computed) as HostField<M>[];
   return {
-    columns: Prisma.raw(names.map(columnOf).join(", ")),
-    values: Prisma.join(names.map((name) => fields[name])),
+    columns: Prisma.join([...given, ...named].map((field) => table.column(field))),
+    values: Prisma.join([
+      ...given.map((field) => table.write(field, fields[field])),
+      ...named.map((field) => computed[field]!),
+    ]),
   };
 }
+
+/** The audit entry of a new referral, or nothing where the host keeps no audit entries. */
+const AUDIT_CTE = auditEntries
+  ? Prisma.sql`,
+    audit AS (
+      INSERT INTO ${auditEntries.table} (${Prisma.join(
+        (["referralId", "action", "actor", "createdAt"] as const).map((field) => auditEntries.column(field)),
+      )})
+      SELECT id, 'lead.created', 'lead-intake-api', ${auditEntries.now("createdAt")} FROM referral
+    )`
+  : Prisma.empty;
 
 /**
  * One INSERT with data-modifying CTEs from `referrer`: one round trip, atomic, and nothing written when `referrer`
  * is empty. Timestamps are set here because a host's own tables may lack column defaults.
  */
 export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Prisma.Sql {
-  const customer = columnsAndValues({ ...lead.leadCustomer, kind: "person", createdAt: Prisma.sql`now()` });
-  const referral = columnsAndValues({
+  const customer = columnsAndValues(
+    customers,
+    { ...lead.leadCustomer, kind: "person" },
+    { createdAt: customers.now("createdAt") },
+  );
+  const referral = columnsAndValues(referrals, lead.referral, {
     referrerCustomerId: Prisma.sql`referrer.id`,
-    ...lead.referral,
-    createdAt: Prisma.sql`now()`,
+    createdAt: referrals.now("createdAt"),
   });
   const assignment = assignmentSql(lead.agentUserId);
   return Prisma.sql`
     WITH ${referrerCte(referrer)},
     lead_customer AS (
-      INSERT INTO customers (${customer.columns})
+      INSERT INTO ${customers.table} (${customer.columns})
       SELECT ${customer.values}
       FROM referrer
     ),
     referral AS (
-      INSERT INTO referrals (${referral.columns} ${assignment.column})
+      INSERT INTO ${referrals.table} (${referral.columns} ${assignment.column})
       SELECT ${referral.values} ${assignment.value}
       FROM referrer
-      RETURNING id
-    ),
-    audit AS (
-      INSERT INTO audit_entries (referral_id, action, actor, created_at)
-      SELECT id, 'lead.created', 'lead-intake-api', now() FROM referral
-    )
+      RETURNING ${referrals.column("id")} AS id
+    )${AUDIT_CTE}
     SELECT referral.id, referrer.id AS "referrerId", referrer.name AS "referrerName", referrer.kind AS "referrerKind",
       referrer."sourceType" AS "referrerSourceType"
     FROM referral, referrer`;
@@ -119,6 +145,10 @@ export type LeadPageRow<F extends keyof Referral> = Pick<Referral, F | "id" | "r
   agentPlatformId: string | null;
 };
 
+/** Whether the referral `p` has a source account as its referrer. */
+const IS_SOURCE = Prisma.sql`(SELECT ${customers.column("kind", "s")} FROM ${customers.table} s
+  WHERE ${customers.column("id", "s")} = ${referrals.column("referrerCustomerId", "p")}) = 'source'`;
+
 /**
  * The SQL of one GET /api/leads answer: `page`, newest first, and `total`, both read from the counts the triggers
  * on referrals keep, so no answer costs more than a block and a page of records (docs/decisions.md, "Deep offsets
@@ -138,17 +168,18 @@ export function leadPageSql(
     return {
       total,
       page: Prisma.sql`
-        SELECT * FROM referrals
-        WHERE referrer_customer_id = ${filter.sourceId} AND ${beforeEnd}
-        ORDER BY id DESC
+        SELECT * FROM ${referrals.table} p
+        WHERE ${referrals.column("referrerCustomerId", "p")} = ${filter.sourceId} AND ${beforeEnd}
+        ORDER BY ${referrals.column("id", "p")} DESC
         LIMIT ${limit} OFFSET ${offset}`,
     };
   }
-  const isSource = Prisma.sql`(SELECT s.kind FROM customers s WHERE s.id = referrals.referrer_customer_id) = 'source'`;
   if (offset === 0) {
     return {
       total,
-      page: Prisma.sql`SELECT * FROM referrals WHERE ${isSource} AND ${beforeEnd} ORDER BY id DESC LIMIT ${limit}`,
+      page: Prisma.sql`
+        SELECT * FROM ${referrals.table} p WHERE ${IS_SOURCE} AND ${beforeEnd}
+        ORDER BY ${referrals.column("id", "p")} DESC LIMIT ${limit}`,
     };
   }
   return {
@@ -165,9 +196,9 @@ export function leadPageSql(
         LIMIT 1
       ) start
       CROSS JOIN LATERAL (
-        SELECT * FROM referrals
-        WHERE id < (start.block + 1) * lead_intake_lead_block_size() AND ${isSource}
-        ORDER BY id DESC
+        SELECT * FROM ${referrals.table} p
+        WHERE ${referrals.column("id", "p")} < (start.block + 1) * lead_intake_lead_block_size() AND ${IS_SOURCE}
+        ORDER BY ${referrals.column("id", "p")} DESC
         LIMIT ${limit} OFFSET start.skip
       ) page
       WHERE ${beforeEnd}`,
@@ -191,11 +222,11 @@ export async function leadPage<F extends keyof Referral>(
   // The page is picked from referrals alone by referrer id (a join to customers makes PostgreSQL misjudge how many
   // rows match, and sort the whole table).
   const rowsSql = Prisma.sql`
-    SELECT r.id, r.referrer_customer_id AS "referrerCustomerId", ${selectFields("r", fields)},
-           c.name AS "referrerName", ${assignedAgentPlatformIdSql(layout)} AS "agentPlatformId"
+    SELECT ${referrals.select("r", ["id", "referrerCustomerId", ...fields])},
+           ${customers.read("name", "c")} AS "referrerName", ${assignedAgentPlatformIdSql(layout)} AS "agentPlatformId"
     FROM (${page}) r
-    JOIN customers c ON c.id = r.referrer_customer_id
-    ORDER BY r.id DESC`;
+    JOIN ${customers.table} c ON ${customers.column("id", "c")} = ${referrals.column("referrerCustomerId", "r")}
+    ORDER BY ${referrals.column("id", "r")} DESC`;
   const [, rows, totals] = await db.$transaction(
     [
       // PostgreSQL cannot know that nearly every referrer is a source, so it starts parallel workers to find a page,

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/prisma";
+import { HOST } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /** A source account as stored: the generated Customer type. */
@@ -18,6 +19,12 @@ export interface SourceLookup {
   key: string;
 }
 
+const { customers } = HOST;
+const idColumn = customers.column("id");
+const kindColumn = customers.column("kind");
+/** An account as the statements return it: (id, name, kind, "sourceType") of customers `c`. */
+export const ACCOUNT_FIELDS = customers.select("c", ["id", "name", "kind", "sourceType"]);
+
 /**
  * SQL for the source account a referrer string names, at most one row of (id, name, kind, "sourceType"): an id,
  * then a registered name, then a host-added source's name key, each one index look-up (docs/decisions.md, "Looking
@@ -25,13 +32,13 @@ export interface SourceLookup {
  */
 export function namedSourceSql({ nameOrId, key }: SourceLookup): Prisma.Sql {
   return Prisma.sql`
-    SELECT id, name, kind, source_type AS "sourceType" FROM customers
-    WHERE id = COALESCE(
-      (SELECT id FROM customers WHERE id = ${nameOrId} AND kind = 'source'),
+    SELECT ${ACCOUNT_FIELDS} FROM ${customers.table} c
+    WHERE ${customers.column("id", "c")} = COALESCE(
+      (SELECT ${idColumn} FROM ${customers.table} WHERE ${idColumn} = ${nameOrId} AND ${kindColumn} = 'source'),
       (SELECT customer_id FROM lead_source_names WHERE key = ${key}),
-      (SELECT id FROM customers
-       WHERE kind = 'source' AND lead_intake_source_key(name) = ${key}
-       ORDER BY created_at, id LIMIT 1)
+      (SELECT ${idColumn} FROM ${customers.table}
+       WHERE ${kindColumn} = 'source' AND lead_intake_source_key(${customers.column("name")}) = ${key}
+       ORDER BY ${customers.column("createdAt")}, ${idColumn} LIMIT 1)
     )`;
 }
 
@@ -42,7 +49,10 @@ export async function findSourceRow(db: Db, lookup: SourceLookup): Promise<Sourc
 
 /** Whether a source account has this exact id (one primary-key look-up). */
 export async function sourceIdExists(db: Db, id: string): Promise<boolean> {
-  return (await db.customer.findFirst({ where: { id, kind: "source" }, select: { id: true } })) !== null;
+  const found = await db.$queryRaw<unknown[]>(
+    Prisma.sql`SELECT 1 FROM ${customers.table} WHERE ${idColumn} = ${id} AND ${kindColumn} = 'source'`,
+  );
+  return found.length > 0;
 }
 
 /**
@@ -53,13 +63,19 @@ export async function sourceIdExists(db: Db, id: string): Promise<boolean> {
 export function insertSourceCtes({ id, name, sourceType, key }: NewSourceRow): Prisma.Sql {
   return Prisma.sql`
     new_source AS (
-      INSERT INTO customers (id, kind, name, source_type, state, city, address, created_at)
-      VALUES (${id}, 'source', ${name}, ${sourceType}, '', '', '', now())
+      INSERT INTO ${customers.table} (${NEW_SOURCE_COLUMNS})
+      VALUES (${id}, 'source', ${name}, ${sourceType}, '', '', '', ${customers.now("createdAt")})
     ),
     new_source_name AS (
       INSERT INTO lead_source_names (key, customer_id) VALUES (${key}, ${id})
     )`;
 }
+
+const NEW_SOURCE_COLUMNS = Prisma.join(
+  (["id", "kind", "name", "sourceType", "state", "city", "address", "createdAt"] as const).map((field) =>
+    customers.column(field),
+  ),
+);
 
 /** Inserts a source account and its name key; a taken key is a unique violation (lib/db/failures.ts). */
 export async function insertSource(db: Db, source: NewSourceRow): Promise<void> {
@@ -83,13 +99,15 @@ export async function sourceListVersion(db: Db): Promise<string> {
  * transaction, so that a plan the host's DDL made stale is retried at once (lib/db/statements.ts). The version comes
  * with every row, and alone (a row of NULLs) when there is no source.
  */
+const SOURCE_FIELDS = customers.select("c", ["id", "name", "sourceType"]);
+
 export async function listSourceRows(db: Db): Promise<{ version: string; rows: SourceRow[] }> {
   const found = await db.$queryRaw<
     ({ version: string } & { [F in keyof SourceRow]: SourceRow[F] | null })[]
   >(Prisma.sql`
     SELECT v.version, s.id, s.name, s."sourceType"
     FROM (${sourceListVersionSql}) v
-    LEFT JOIN LATERAL (SELECT id, name, source_type AS "sourceType" FROM customers WHERE kind = 'source') s ON true
+    LEFT JOIN LATERAL (SELECT ${SOURCE_FIELDS} FROM ${customers.table} c WHERE ${kindColumn} = 'source') s ON true
     ORDER BY s.name, s.id`);
   const rows = found.flatMap(({ id, name, sourceType }) =>
     id === null || name === null ? [] : [{ id, name, sourceType }],
