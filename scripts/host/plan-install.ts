@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { HOST_NAMES, type HostNames } from "@/lib/db/host-names";
-import type { HostFolder } from "./host-folder";
+import { refuse, type HostFolder } from "./host-folder";
 import { readHostPackage } from "./host-package";
 import { moduleFiles, STATE_FILE } from "./manifest";
 import { hostNeeds } from "./needs-of";
@@ -41,6 +41,15 @@ export interface InstallPlan {
   nextConfig: string;
 }
 
+/** A module migration in the host's names, or the refusal saying which cannot be. */
+function inHostNames(file: string, sql: string, names: HostNames): string {
+  try {
+    return renderMigration(sql, HOST_NAMES, names);
+  } catch (error) {
+    refuse(`${file} cannot be written in the host's names (${(error as Error).message})`);
+  }
+}
+
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
 
 /**
@@ -59,7 +68,7 @@ export function planInstall(host: HostFolder): InstallPlan | Proposal {
     copied.map((file) => {
       const content = moduleFileFor(MODULE_ROOT, project, file);
       if (!file.endsWith("/migration.sql")) return [hostPathOf(project, file), content];
-      const rendered = renderMigration(content.toString(), HOST_NAMES, schema.names);
+      const rendered = inHostNames(file, content.toString(), schema.names);
       if (rendered !== content.toString()) renderedMigrations.push(file.split("/").at(-2)!);
       return [hostPathOf(project, file), rendered];
     }),

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -103,4 +104,29 @@ describe("the plan of a host with its own names", () => {
     }
     expect(sentence).toBe("Customer.sourceType maps to Contact.source, an Int; map it to a field of type String");
   });
+});
+
+describe("host:install --dry-run", () => {
+  it("prints the plan of a fixture host and writes nothing", () => {
+    const folder = path.join(FIXTURES, "host-app");
+    const before = fingerprint(folder);
+    const printed = execFileSync(
+      path.join(ROOT, "node_modules/.bin/tsx"),
+      ["scripts/host/install.ts", folder, "--dry-run"],
+      {
+        cwd: ROOT,
+        encoding: "utf8",
+      },
+    );
+    expect(fingerprint(folder)).toEqual(before);
+    const lines = printed.trim().split("\n");
+    expect(lines[0]).toMatch(
+      /^Lead Intake module \S+ would be installed into .*host-app \(dry run, nothing written\):$/,
+    );
+    expect(lines).toContain(
+      "- names: Customer on table customers, User on table users, Referral on table referrals, AuditEntry on table audit_entries; the migrations as they are",
+    );
+    expect(lines).toContain(`  write  ${NAMES_FILE}`);
+    expect(lines.at(-1)).toBe(`  write  ${STATE_FILE}`);
+  }, 120_000);
 });
