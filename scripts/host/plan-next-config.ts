@@ -25,7 +25,6 @@ export function planServerExternalPackages(
   // Said only of what the edited text evaluates to.
   const after = serverExternalPackagesOf(edited, name);
   if (!wanted.every((p) => after?.includes(p))) return { ...manual, line: `${name}: ${manual.line}` };
-
   const created = recorded?.file === name ? recorded.created : !/\bserverExternalPackages\b/.test(text);
   const packages = wanted.filter((p) => !before.includes(p));
   return {
