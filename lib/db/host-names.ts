@@ -30,6 +30,43 @@ export const HOST_FIELDS = {
 } as const;
 
 export type HostModel = keyof typeof HOST_FIELDS;
+
+/**
+ * A host model's row as the module reads it, whatever the host's own field types and model names: those of the
+ * module's prisma/schema.prisma (tests/database/host-names.unit.test.ts holds them equal to its generated types).
+ */
+export interface HostRows {
+  Customer: {
+    id: string;
+    kind: string;
+    name: string;
+    mobileNumber: string | null;
+    state: string;
+    city: string;
+    address: string;
+    sourceType: string | null;
+    createdAt: Date;
+  };
+  User: { id: number; platformId: string | null; name: string; accessLevels: string[]; createdAt: Date };
+  Referral: {
+    id: number;
+    referrerCustomerId: string;
+    leadCustomerId: string | null;
+    leadName: string;
+    mobileNumber: string | null;
+    status: string;
+    state: string | null;
+    city: string | null;
+    address: string | null;
+    relationship: string | null;
+    projectType: string | null;
+    remark: string | null;
+    assignedAgentId: number | null;
+    preferredAgentId: number | null;
+    createdAt: Date | null;
+  };
+  AuditEntry: { id: number; referralId: number; action: string; actor: string; createdAt: Date };
+}
 export type HostField<M extends HostModel> = (typeof HOST_FIELDS)[M][number];
 
 /** The fields a host may lack (the legacy layout, lib/db/layout.ts): their column is null. */

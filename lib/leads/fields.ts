@@ -1,5 +1,8 @@
 import { z } from "zod/v4";
-import type { Customer, Referral } from "@/lib/generated/prisma/client";
+import type { HostRows } from "@/lib/db/host-names";
+
+type Customer = HostRows["Customer"];
+type Referral = HostRows["Referral"];
 import { text } from "@/lib/leads/text";
 
 /**

@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import { HOST_FIELDS, HOST_NAMES, parseHostNames, type HostModel } from "@/lib/db/host-names";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import {
+  HOST_FIELDS,
+  HOST_NAMES,
+  parseHostNames,
+  type HostField,
+  type HostModel,
+  type HostRows,
+} from "@/lib/db/host-names";
+import type { AuditEntry, Customer, Referral, User } from "@/lib/generated/prisma/client";
 import { columnFields, columnOf, models, parseSchema, tableOf } from "@/scripts/host/prisma-names";
 
 /** On its own, the module's resolved names are those of its own schema: its @@map and @map, nothing else. */
@@ -20,6 +28,19 @@ describe("the module's own resolved names", () => {
         nullable: [],
       });
     }
+  });
+});
+
+describe("the rows the module reads", () => {
+  it("have the module's generated types, so no host code needs the host's (typecheck holds this)", () => {
+    expectTypeOf<HostRows["Customer"]>().toEqualTypeOf<Customer>();
+    expectTypeOf<HostRows["User"]>().toEqualTypeOf<User>();
+    expectTypeOf<HostRows["Referral"]>().toEqualTypeOf<Referral>();
+    expectTypeOf<HostRows["AuditEntry"]>().toEqualTypeOf<AuditEntry>();
+    expectTypeOf<HostField<"Customer">>().toEqualTypeOf<keyof Customer>();
+    expectTypeOf<HostField<"User">>().toEqualTypeOf<keyof User>();
+    expectTypeOf<HostField<"Referral">>().toEqualTypeOf<keyof Referral>();
+    expectTypeOf<HostField<"AuditEntry">>().toEqualTypeOf<keyof AuditEntry>();
   });
 });
 

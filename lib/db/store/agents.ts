@@ -1,13 +1,10 @@
 import type { Db } from "@/lib/db/prisma";
 import { eligibleAgentsSql, HOST, layoutOf } from "@/lib/db/layout";
 import { Prisma } from "@/lib/generated/prisma/client";
+import type { HostRows } from "@/lib/db/host-names";
 
-/** A row of eligibleAgentsSql: the generated User type; the query keeps only users with a platform id. */
-export type AgentRow = Prisma.UserGetPayload<{
-  select: { id: true; name: true; platformId: true; accessLevels: true };
-}> & {
-  platformId: string;
-};
+/** A row of eligibleAgentsSql: the module's User row; the query keeps only users with a platform id. */
+export type AgentRow = Pick<HostRows["User"], "id" | "name" | "accessLevels"> & { platformId: string };
 
 /** Every user leads can be assigned to, by name then id. */
 export async function listAgentRows(db: Db): Promise<AgentRow[]> {

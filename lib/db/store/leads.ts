@@ -1,7 +1,10 @@
 import type { Db } from "@/lib/db/prisma";
 import { queryPrepared } from "@/lib/db/prepared";
 import { assignedAgentPlatformIdSql, assignmentSql, HOST, layoutOf, type HostTable } from "@/lib/db/layout";
-import type { HostField, HostModel } from "@/lib/db/host-names";
+import type { HostField, HostModel, HostRows } from "@/lib/db/host-names";
+
+type Customer = HostRows["Customer"];
+type Referral = HostRows["Referral"];
 import {
   ACCOUNT_FIELDS,
   insertSourceCtes,
@@ -9,7 +12,7 @@ import {
   type NewSourceRow,
   type SourceLookup,
 } from "@/lib/db/store/sources";
-import { Prisma, type Customer, type Referral } from "@/lib/generated/prisma/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 
 /** What names a new lead's referrer: a source by name or id, an existing account by id, or a new source account. */
 export type ReferrerRow = { source: SourceLookup } | { accountId: string } | { newSource: NewSourceRow };

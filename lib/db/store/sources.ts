@@ -1,9 +1,10 @@
 import type { Db } from "@/lib/db/prisma";
 import { HOST } from "@/lib/db/layout";
+import type { HostRows } from "@/lib/db/host-names";
 import { Prisma } from "@/lib/generated/prisma/client";
 
-/** A source account as stored: the generated Customer type. */
-export type SourceRow = Prisma.CustomerGetPayload<{ select: { id: true; name: true; sourceType: true } }>;
+/** A source account as stored: the module's Customer row. */
+export type SourceRow = Pick<HostRows["Customer"], "id" | "name" | "sourceType">;
 
 /** A new source account: its id, cleaned name, type, and the key of its name (lib/leads/source-name.ts). */
 export interface NewSourceRow {
