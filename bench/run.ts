@@ -6,6 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { migrate } from "@/lib/db/migrate";
 import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
+import { commandLine } from "@/scripts/host/command-line";
 import { freePort } from "@/scripts/process-group";
 import { measureBurst } from "./burst";
 import { serverRssMb } from "./cpu";
@@ -79,4 +80,7 @@ async function main() {
   }
 }
 
+commandLine(
+  "Usage: npm run bench\n\nThe service beside its limits, in one run, on a fresh embedded PostgreSQL; writes bench/results (bench/README.md).",
+);
 await main();

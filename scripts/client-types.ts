@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { buildOpenApiDocument } from "../lib/openapi/document";
+import { commandLine } from "./host/command-line";
 
 const root = path.resolve(import.meta.dirname, "..");
 export const CLIENT_TYPES_PATH = path.join(root, "lib/client/openapi.ts");
@@ -86,6 +87,9 @@ export function servedDocument(): Json {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  commandLine(
+    "Usage: npm run client:types\n\nWrites lib/client/openapi.ts and lib/client/contract.ts from the OpenAPI document.",
+  );
   const document = servedDocument();
   writeFileSync(CLIENT_TYPES_PATH, await renderClientTypes(document));
   writeFileSync(CLIENT_CONTRACT_PATH, renderClientContract(document));

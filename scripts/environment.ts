@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { MIN_KEY_LENGTH } from "../lib/api/api-key.mjs";
 import { NUMERIC_SETTINGS, RATE_LIMIT_VARIABLES, type NumericSetting } from "../lib/settings.mjs";
+import { commandLine } from "./host/command-line";
 
 /**
  * Every environment variable the code reads, in one place: README's "Configuration" and the host guide's
@@ -198,7 +199,7 @@ export const VARIABLES: Variable[] = [
     where: ["host:check"],
     meaning:
       "The host's own server, for `host:check` to try the module's paths through the host's gate (as `--url` does; " +
-      "without either, its gate line fails; [checking a host](host-guide.md#checking-a-host)).",
+      "without either, its gate line fails; [checking a host](docs/host-guide.md#checking-a-host)).",
   },
   {
     name: "INIT_CWD",
@@ -266,6 +267,9 @@ export function withTable(text: string, folder: "." | "docs"): string {
 }
 
 if (process.argv[1] === import.meta.filename) {
+  commandLine(
+    "Usage: npx tsx scripts/environment.ts\n\nWrites the table of environment variables into README.md and docs/host-guide.md.",
+  );
   for (const [page, folder] of Object.entries(PAGES)) {
     const file = path.join(ROOT, page);
     writeFileSync(file, withTable(readFileSync(file, "utf8"), folder));

@@ -1,10 +1,9 @@
 // The committed checksum of every migration that has landed, and what earlier commits applied.
-//   npx tsx scripts/migration-checksums.ts               adds the checksum of each new migration, never changes one
-//   npx tsx scripts/migration-checksums.ts history main  also rewrites the earlier texts from that branch's history
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { CHECKSUMS_FILE, readMigrations, type MigrationChecksums } from "@/lib/db/migrate";
+import { commandLine } from "./host/command-line";
 
 export const HISTORY_FILE = "tests/fixtures/migration-history.json";
 
@@ -38,6 +37,12 @@ function historyFromGit(branch: string, today: Map<string, string>): MigrationHi
   return history;
 }
 
+const USAGE = `Usage: npx tsx scripts/migration-checksums.ts [history [<branch>]]
+
+  (no argument)     adds the checksum of each new migration, never changes one
+  history <branch>  also rewrites the earlier texts from that branch's history (default main)`;
+const [command, branch = "main"] = commandLine(USAGE, { max: 2, commands: ["history"] }).positionals;
+
 const current = await readMigrations();
 const file: MigrationChecksums = JSON.parse(readFileSync(CHECKSUMS_FILE, "utf8"));
 for (const { name, checksum } of current) {
@@ -46,8 +51,8 @@ for (const { name, checksum } of current) {
   else if (landed !== checksum)
     throw new Error(`Migration ${name} differs from its landed text: add a new migration instead`);
 }
-if (process.argv[2] === "history") {
-  const history = historyFromGit(process.argv[3] ?? "main", new Map(current.map((m) => [m.name, m.checksum])));
+if (command === "history") {
+  const history = historyFromGit(branch, new Map(current.map((m) => [m.name, m.checksum])));
   file.earlier = {};
   // Not the first commit's texts: its lead_intake kept no counts, which every later migration builds on, so a database
   // it migrated is refused with the runner's sentence rather than half upgraded.

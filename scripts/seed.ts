@@ -12,6 +12,7 @@ import {
   StartupError,
 } from "@/lib/runtime/embedded-postgres.mjs";
 import { numericSetting } from "@/lib/settings.mjs";
+import { commandLine } from "./host/command-line";
 import { readFixture } from "./seed/fixture";
 import { seed } from "./seed/load";
 
@@ -28,6 +29,7 @@ async function targetDatabase(): Promise<{ url: string; stop: () => Promise<void
 }
 
 const USAGE = "give the fixture file, for example: npm run db:seed -- prisma/seed/demo.json";
+const HELP = `Usage: npm run db:seed -- <fixture.json>\n\nLoads the fixture into DATABASE_URL or, when unset, npm start's embedded database; ${USAGE}.`;
 /** Error codes of a database that cannot be reached or logged into (node-postgres, PostgreSQL). */
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EAI_AGAIN", "28P01", "28000", "3D000"]);
 
@@ -69,7 +71,7 @@ async function main(file: string): Promise<void> {
 // Run as a command, not when imported. Real paths: the script may be reached through a symbolic link.
 const invoked = process.argv[1] ? realpathSync(path.resolve(process.argv[1])) : "";
 if (invoked === realpathSync(fileURLToPath(import.meta.url))) {
-  const file = process.argv[2];
+  const file = commandLine(HELP, { max: 1 }).positionals[0];
   if (!file) {
     console.error(`Seeding needs a fixture: ${USAGE}`);
     process.exit(2);

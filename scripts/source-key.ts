@@ -1,9 +1,8 @@
 // The source-name key's tables and its SQL twin, generated from lib/leads/source-name.ts's rule.
-//   npx tsx scripts/source-key.ts folds   rewrites lib/leads/source-key-folds.json from this Node's Unicode data
-//   npx tsx scripts/source-key.ts sql     prints the SQL function for a new migration
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { SOURCE_KEY_MAP } from "@/lib/leads/source-name";
+import { commandLine } from "./host/command-line";
 
 /**
  * Case folding of one BMP character, one character for one (İ gives i, not i + U+0307), so every letter of a case
@@ -69,7 +68,15 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
 $$;`;
 }
 
-const command = process.argv[2];
+const USAGE = `Usage: npx tsx scripts/source-key.ts <folds|sql>
+
+  folds   rewrites lib/leads/source-key-folds.json from this Node's Unicode data
+  sql     prints the SQL function for a new migration`;
+// Run as a command, not when a test imports the SQL.
+const command =
+  process.argv[1] === import.meta.filename
+    ? commandLine(USAGE, { min: 1, commands: ["folds", "sql"] }).positionals[0]
+    : undefined;
 if (command === "folds") {
   const file = path.join(import.meta.dirname, "../lib/leads/source-key-folds.json");
   // Non-ASCII as \u escapes: the file stays readable (combining marks and look-alikes are in the table).

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type pg from "pg";
+import { commandLine } from "./command-line";
 
 /**
  * Everything else host:check runs on, loaded once the files the install wrote are checked: in a host the install left
@@ -55,7 +56,7 @@ const MAX_SAID = 200;
 /** The preload's file under the host's source root, as `next start` must be given it (NODE_OPTIONS or start). */
 const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
 
-async function check(root: string): Promise<Line[]> {
+async function check(root: string, baseUrl: string | undefined): Promise<Line[]> {
   const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as Needs;
   const lines: Line[] = [];
   const missingFiles = needs.files.filter((file) => !existsSync(path.join(root, file)));
@@ -90,7 +91,7 @@ async function check(root: string): Promise<Line[]> {
   const settings = parts.settingsProblem(process.env);
   lines.push(settings ? ["FAIL", `settings: ${settings}`] : ["ok", "settings: every one set can be read"]);
   lines.push(preload(root, `${needs.sourceRoot}${PRELOAD_FILE}`));
-  const gate = await parts.gateCheck(needs.gate, urlOption() ?? process.env.LEADS_HOST_URL, process.env.LEADS_API_KEY);
+  const gate = await parts.gateCheck(needs.gate, baseUrl ?? process.env.LEADS_HOST_URL, process.env.LEADS_API_KEY);
   if (gate) lines.push(gate);
   const url = process.env.DATABASE_URL;
   if (!url)
@@ -110,12 +111,6 @@ async function check(root: string): Promise<Line[]> {
     await client.end().catch(() => {});
   }
   return lines;
-}
-
-/** `--url <base URL>` of `npm run host:check -- --url http://localhost:3000`. */
-function urlOption(): string | undefined {
-  const at = process.argv.indexOf("--url");
-  return at === -1 ? undefined : process.argv[at + 1];
 }
 
 /** The host's schema: one file, or a folder's .prisma files as the one schema Prisma makes of them. */
@@ -316,7 +311,12 @@ async function migrationState(client: pg.Client, needs: HostNeeds) {
 }
 
 // No top-level await: a host's package.json may make this file CommonJS.
-void check(process.cwd()).then(
+const USAGE = `Usage: npm run host:check [-- --url <base URL>]
+
+Checks, in the host's folder after host:install, what the module needs: the files, settings, key, preload, database,
+migrations and grants; with --url (or LEADS_HOST_URL), the module's paths through the host's running server.`;
+const { values } = commandLine(USAGE, { options: { url: { type: "string" } } });
+void check(process.cwd(), values.url).then(
   (lines) => {
     for (const [status, text] of lines) console.log(`${status.padEnd(4)} ${text}`);
     process.exitCode = lines.some(([status]) => status === "FAIL") ? 1 : 0;

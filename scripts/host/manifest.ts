@@ -3,7 +3,7 @@ import path from "node:path";
 
 /**
  * The module's files for a host, in one place: `npm run host:install` copies exactly these (scripts/host/install.ts),
- * and the table of docs/host-guide.md, "What the install copies", is rendered from them (checked by
+ * and the table of docs/host-guide.md, "Installing: one command", is rendered from them (checked by
  * tests/host/host-manifest.unit.test.ts). A folder stands for every file under it.
  */
 export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[] = [
@@ -56,7 +56,13 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
   },
   {
-    paths: ["scripts/host/check.ts", "scripts/host/prisma-names.ts", "scripts/host/gate.ts", "scripts/host/grants.ts"],
+    paths: [
+      "scripts/host/check.ts",
+      "scripts/host/command-line.ts",
+      "scripts/host/prisma-names.ts",
+      "scripts/host/gate.ts",
+      "scripts/host/grants.ts",
+    ],
     what:
       "`npm run host:check`, how it reads the tables and columns of the host's Prisma schema, and how it tries the " +
       "module's paths through the host's own gate, and the grants it checks.",

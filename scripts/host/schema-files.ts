@@ -1,4 +1,4 @@
-import { mergeSchemas } from "./schema";
+import { mergeSchemas, type ModelMap } from "./schema";
 
 /** The host's schema files, each with its text, in the order Prisma reads them (by name). */
 export type SchemaFiles = { file: string; text: string }[];
@@ -11,11 +11,12 @@ export type SchemaFiles = { file: string; text: string }[];
 export function mergeSchemaFiles(
   files: SchemaFiles,
   moduleText: string,
+  names: ModelMap,
   addedBefore: ReadonlySet<string>,
   newFile?: string,
 ): { changed: Map<string, string>; added: string[]; conflicts: string[] } {
   const texts = files.map(({ text }) => (text.endsWith("\n") ? text : `${text}\n`));
-  const merge = mergeSchemas(texts.join(""), moduleText, addedBefore);
+  const merge = mergeSchemas(texts.join(""), moduleText, names, addedBefore);
   if (merge.conflicts.length) return { changed: new Map(), added: merge.added, conflicts: merge.conflicts };
   // mergeSchemas only adds lines: walk its text beside the host's lines, each added line going with the line before.
   const owners = texts.flatMap((text, i) =>

@@ -2,6 +2,12 @@ import { printSchema, type Field, type Model } from "@mrleebo/prisma-ast";
 import { validate } from "@prisma/prisma-schema-wasm";
 import { columnFields, columnOf, fields, models, parseSchema, tableOf } from "./prisma-names";
 
+/** The host's model for each of the module's host models (null: none) and its field for each module field. */
+export interface ModelMap {
+  models: Record<string, string | null>;
+  fields: Record<string, Record<string, string | null>>;
+}
+
 /**
  * The module's models merged into a host's schema as lines added to its text, so every line of the host's stays as it
  * was (docs/host-guide.md, "Installing: one command").
@@ -43,12 +49,13 @@ function fieldLine(field: Field, below: string | undefined): string {
 }
 
 /**
- * `addedBefore`: the fields earlier installs added. One of them the host's schema lacks was removed by the host: the
- * merge would add it again, and every field it adds is one the module's code is typed by, so it refuses and says why.
+ * `names` (host-names-of.ts) maps the module's host models, which are never added: only fields the host lacks are.
+ * `addedBefore`: fields earlier installs added; one the host removed is refused, as the module's code is typed by it.
  */
 export function mergeSchemas(
   hostText: string,
   moduleText: string,
+  names: ModelMap,
   addedBefore: ReadonlySet<string> = new Set(),
 ): SchemaMerge {
   const host = parseSchema(hostText);
@@ -61,37 +68,44 @@ export function mergeSchemas(
   const inserts = new Map<number, string[]>();
   const appended: string[] = [];
   const hostByTable = new Map(models(host).map((m) => [tableOf(m), m]));
+  const isHostModel = (model: Model) => model.name in names.models;
+  const hostModelOf = (model: Model) =>
+    isHostModel(model)
+      ? models(host).find((m) => m.name === names.models[model.name])
+      : hostByTable.get(tableOf(model));
   const moduleAdded = new Set(
     models(ours)
-      .filter((m) => !hostByTable.has(tableOf(m)))
+      .filter((m) => !isHostModel(m) && !hostByTable.has(tableOf(m)))
       .map((m) => m.name),
   );
 
   for (const wanted of models(ours)) {
-    const existing = hostByTable.get(tableOf(wanted));
+    const existing = hostModelOf(wanted);
     if (!existing) {
+      // A host model the host has not (AuditEntry mapped to none) is never added: only the module's own are.
+      if (isHostModel(wanted)) continue;
       const taken = models(host).find((m) => m.name === wanted.name);
       if (taken)
         conflicts.push(
           `model ${wanted.name} of the host maps table ${tableOf(taken)}; ` +
             `the module needs that name for ${tableOf(wanted)}`,
         );
-      appended.push(modelText(moduleLines, wanted));
+      appended.push(withHostModels(modelText(moduleLines, wanted), wanted, names));
       added.push(wanted.name);
       continue;
     }
-    if (existing.name !== wanted.name) {
-      conflicts.push(`model ${existing.name} maps table ${tableOf(wanted)}; the module needs it named ${wanted.name}`);
-      continue;
-    }
+    const hostField = (field: Field) => (isHostModel(wanted) ? names.fields[wanted.name]?.[field.name] : field.name);
     const wantedColumns = new Set(columnFields(ours, wanted));
     const hostColumns = columnFields(host, existing);
     for (const field of fields(wanted)) {
       const name = `${wanted.name}.${field.name}`;
-      const own = fields(existing).find((f) => f.name === field.name);
+      const ownName = hostField(field);
+      if (ownName === null) continue;
+      const own = fields(existing).find((f) => f.name === (ownName ?? field.name));
       const column = wantedColumns.has(field);
       if (own) {
-        if (column && (columnOf(own) !== columnOf(field) || typeOf(own) !== typeOf(field))) {
+        // A host model's fields are the host's to name and type: host-names-of.ts checks that they hold the values.
+        if (!isHostModel(wanted) && column && (columnOf(own) !== columnOf(field) || typeOf(own) !== typeOf(field))) {
           conflicts.push(
             `${name} is ${typeOf(own)} on column ${columnOf(own)} in the host's schema; ` +
               `the module needs ${typeOf(field)} on column ${columnOf(field)}`,
@@ -136,6 +150,32 @@ export function mergeSchemas(
     }
   }
   return { schema, added, conflicts };
+}
+
+/**
+ * A module model's text with each relation to a host model written with the host's model and fields: the type, and
+ * `references`, whose fields are the host's names for the module's.
+ */
+function withHostModels(text: string, model: Model, names: ModelMap): string {
+  let result = text;
+  for (const field of fields(model)) {
+    const target = String(field.fieldType);
+    const hostModel = names.models[target];
+    if (!hostModel) continue;
+    result = result.replace(
+      new RegExp(`^(\\s+${field.name}\\s+)${target}\\b([^\\n]*)$`, "m"),
+      (_, head: string, rest: string) =>
+        `${head}${hostModel}${rest.replace(
+          /references: \[([^\]]*)\]/,
+          (_m, list: string) =>
+            `references: [${list
+              .split(",")
+              .map((name) => names.fields[target]?.[name.trim()] ?? name.trim())
+              .join(", ")}]`,
+        )}`,
+    );
+  }
+  return result;
 }
 
 /**

@@ -7,6 +7,7 @@ import * as nextEnv from "@next/env";
 import pg from "pg";
 import { classifyFailure } from "../../lib/db/failures";
 import { applyDrops, planDrops, planLines } from "./drop-plan";
+import { commandLine } from "./command-line";
 import { refuse, refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
@@ -19,6 +20,9 @@ import { openHost } from "./workspace";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
 const MIGRATIONS = path.join(MODULE_ROOT, "prisma/migrations");
+const USAGE = `Usage: npm run host:uninstall -- <host-dir> [--yes]
+
+Takes out of the host what host:install put in. Without --yes it prints what it would do and changes nothing.`;
 /** The files `next start` reads its environment from (production), as host:check reads them. */
 const ENV_FILES = [".env.production.local", ".env.local", ".env.production", ".env"];
 /** How long the drops wait for the host's tables (a trigger's drop locks its table) before giving up. */
@@ -26,12 +30,11 @@ const LOCK_TIMEOUT = "10s";
 
 const sha256 = (content: Buffer) => createHash("sha256").update(content).digest("hex");
 
-async function main(args: string[]): Promise<void> {
-  const unknown = args.filter((a) => a.startsWith("-") && a !== "--yes");
-  if (unknown.length) refuse(`unknown option ${unknown[0]}; the only one is --yes`);
-  const hostArg = args.find((a) => !a.startsWith("-"));
-  if (!hostArg) refuse("Name the host app's folder: npm run host:uninstall -- <host-dir> [--yes]");
-  const yes = args.includes("--yes");
+async function main(): Promise<void> {
+  const {
+    values: { yes },
+    positionals: [hostArg],
+  } = commandLine(USAGE, { options: { yes: { type: "boolean", default: false } }, min: 1 });
   const host = openHost(path.resolve(process.env.INIT_CWD ?? process.cwd(), hostArg));
   const manager = packageManagerOf(host);
   const schemaHome = schemaHomeOf(host);
@@ -223,7 +226,7 @@ async function inDatabase<T>(
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+main().catch((error: unknown) => {
   console.error(`host:uninstall: ${refusalSentence(error)}; nothing was changed.`);
   process.exitCode = 1;
 });

@@ -4,6 +4,9 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { MODULE_FILES, manifestTable, moduleFiles } from "@/scripts/host/manifest";
 import { hostNeeds } from "@/scripts/host/needs-of";
+import { hostNamesOf } from "@/scripts/host/host-names-of";
+import { parseNamesConfig, type NamesConfig } from "@/scripts/host/names-config";
+import { parseSchema } from "@/scripts/host/prisma-names";
 import { mergeSchemas } from "@/scripts/host/schema";
 import {
   serverExternalPackagesOf,
@@ -58,15 +61,17 @@ describe("the schema merge", () => {
     'generator client {\n  provider = "prisma-client"\n  output   = "../app/generated/prisma"\n}\n\n' +
     'datasource db {\n  provider = "postgresql"\n}\n';
 
+  /** The merge as the install does it: with the host's names for the module's host models. */
+  const merge = (host: string, config?: NamesConfig, addedBefore?: Set<string>) =>
+    mergeSchemas(host, MODULE_SCHEMA, hostNamesOf(parseSchema(MODULE_SCHEMA), parseSchema(host), config), addedBefore);
+
   it("adds nothing to a schema that has the module's models", () => {
-    expect(mergeSchemas(MODULE_SCHEMA, MODULE_SCHEMA)).toMatchObject({ added: [], conflicts: [] });
+    expect(merge(MODULE_SCHEMA)).toMatchObject({ added: [], conflicts: [] });
   });
 
-  it("adds the module's models to an empty host schema, keeping the host's generator", () => {
-    const merged = mergeSchemas(HEAD, MODULE_SCHEMA);
-    expect(merged.conflicts).toEqual([]);
-    expect(merged.added).toContain("LeadSourceName");
-    expect(merged.schema).toContain('output   = "../app/generated/prisma"');
+  it("never adds a model for a host table: a schema without them has its names to find", () => {
+    const { missing } = hostNamesOf(parseSchema(MODULE_SCHEMA), parseSchema(HEAD), undefined);
+    expect(missing).toEqual(["Customer", "User", "Referral", "AuditEntry"]);
   });
 
   const HOST_REFERRALS =
@@ -77,7 +82,7 @@ describe("the schema merge", () => {
     'model User {\n  id   Int    @id @default(autoincrement())\n  name String\n\n  @@map("users")\n}\n';
 
   it("keeps every line of the host's, adds column fields after its last column field, and none the module never uses", () => {
-    const merged = mergeSchemas(HOST_REFERRALS, MODULE_SCHEMA);
+    const merged = merge(HOST_REFERRALS);
     expect(merged.conflicts).toEqual([]);
     expect(merged.added).toContain("Referral.remark");
     expect(merged.added).not.toContain("Referral.preferredAgentId");
@@ -99,21 +104,26 @@ describe("the schema merge", () => {
   });
 
   it("refuses to add again a field an earlier install added and the host removed, and says why", () => {
-    expect(mergeSchemas(HOST_REFERRALS, MODULE_SCHEMA, new Set(["Referral.remark"])).conflicts).toEqual([
+    expect(merge(HOST_REFERRALS, undefined, new Set(["Referral.remark"])).conflicts).toEqual([
       "Referral.remark (column referrals.remark), which an earlier install added, was removed from the host's " +
         "schema; the module's code is typed by it: put the field back",
     ]);
   });
 
-  it("refuses a host model of the module's table under another name, and a field on another column", () => {
-    const renamed = `${HEAD}\nmodel Client {\n  id String @id\n\n  @@map("customers")\n}\n`;
-    expect(mergeSchemas(renamed, MODULE_SCHEMA).conflicts).toContain(
-      "model Client maps table customers; the module needs it named Customer",
-    );
-    const otherColumn = `${HEAD}\nmodel User {\n  id Int @id\n  name String @map("full_name")\n\n  @@map("users")\n}\n`;
-    expect(mergeSchemas(otherColumn, MODULE_SCHEMA).conflicts).toContain(
-      "User.name is String on column full_name in the host's schema; the module needs String on column name",
-    );
+  it("takes the host's models and fields of its own names and columns, and relates the module's models to them", () => {
+    const host =
+      `${HEAD}\nmodel Client {\n  id String @id @map("client_id")\n  kind String\n  fullName String @map("full_name")\n` +
+      "  phone String?\n  state String\n  city String\n  address String\n  sourceType String?\n  createdAt DateTime\n\n" +
+      '  @@map("clients")\n}\n';
+    const { config } = parseNamesConfig(
+      '{ "models": { "Customer": { "model": "Client", "fields": { "name": "fullName", "mobileNumber": "phone" } } } }',
+    ) as { config: NamesConfig };
+    const merged = merge(host, config);
+    expect(merged.conflicts).toEqual([]);
+    expect(merged.added).toContain("Customer.sourceName");
+    expect(merged.schema).toMatch(/model Client \{[^}]*\n  sourceName +LeadSourceName\?\n/);
+    expect(merged.schema).toMatch(/\n  customer +Client +@relation\(fields: \[customerId\], references: \[id\]\)/);
+    expect(merged.schema).not.toMatch(/^model Customer /m);
   });
 });
 

@@ -294,8 +294,11 @@ describe("the module's models merged into a schema folder", () => {
     },
   ];
 
+  /** The host's Customer is the module's, field for field. */
+  const names = { models: { Customer: "Customer" }, fields: { Customer: {} } };
+
   it("adds fields in their model's file and the host's missing models in a file of their own", () => {
-    const merge = mergeSchemaFiles(files, moduleSchema, new Set(), "prisma/schema/lead_intake.prisma");
+    const merge = mergeSchemaFiles(files, moduleSchema, names, new Set(), "prisma/schema/lead_intake.prisma");
     expect(merge.conflicts).toEqual([]);
     expect(merge.added).toEqual(["Customer.kind", "Customer.sourceName", "LeadSourceName"]);
     expect([...merge.changed.keys()]).toEqual(["prisma/schema/customers.prisma", "prisma/schema/lead_intake.prisma"]);
@@ -309,7 +312,7 @@ describe("the module's models merged into a schema folder", () => {
 
   it("puts the missing models after the last file where the schema is one file", () => {
     const one = [{ file: "prisma/schema.prisma", text: files[1].text + "\n" + files[0].text }];
-    const merge = mergeSchemaFiles(one, moduleSchema, new Set());
+    const merge = mergeSchemaFiles(one, moduleSchema, names, new Set());
     expect([...merge.changed.keys()]).toEqual(["prisma/schema.prisma"]);
     expect(merge.changed.get("prisma/schema.prisma")).toContain("model LeadSourceName {");
   });

@@ -1,0 +1,132 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { HOST_NAMES, parseHostNames } from "@/lib/db/host-names";
+import { refusalSentence } from "@/scripts/host/host-folder";
+import { STATE_FILE } from "@/scripts/host/manifest";
+import { NAMES_FILE, planInstall, type InstallPlan } from "@/scripts/host/plan-install";
+import { openHost } from "@/scripts/host/workspace";
+import { ROOT } from "@/tests/helpers/source-files";
+
+const FIXTURES = path.join(ROOT, "tests/fixtures");
+
+/** Every file under a folder with its size and time of change: what a plan must leave as it was. */
+function fingerprint(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, encoding: "utf8" })
+    .sort()
+    .map((file) => {
+      const stat = statSync(path.join(folder, file));
+      return `${file} ${stat.size} ${stat.mtimeMs}`;
+    });
+}
+
+const planOf = (folder: string) => planInstall(openHost(folder));
+const written = (plan: InstallPlan, file: string) => String(plan.writes.get(file) ?? "");
+
+describe("the install's plan of each committed fixture host, which writes nothing", () => {
+  it.each([
+    ["host-app", "", "prisma/schema.prisma"],
+    ["host-src-app", "src/", "prisma/schema"],
+    ["host-t3-app", "src/", "prisma/schema.prisma"],
+    ["host-monorepo/apps/crm", "", "../../packages/db/prisma/schema.prisma"],
+  ])("%s: files, schema, names, packages and record", (fixture, sourceRoot, schema) => {
+    const folder = path.join(FIXTURES, fixture);
+    const before = fingerprint(path.join(FIXTURES, fixture.split("/")[0]));
+    const plan = planOf(folder) as InstallPlan;
+    expect(fingerprint(path.join(FIXTURES, fixture.split("/")[0]))).toEqual(before);
+    expect(plan.schema.where).toBe(schema);
+    expect(plan.schema.added).toEqual(expect.arrayContaining(["Customer.sourceName", "LeadSourceName"]));
+    expect(plan.schema.added.filter((a) => ["Customer", "User", "Referral", "AuditEntry"].includes(a))).toEqual([]);
+    // The fixtures use the module's own tables and columns: the names file is the module's, the migrations as they are.
+    expect(parseHostNames(JSON.parse(written(plan, `${sourceRoot}${NAMES_FILE}`)))).toEqual(HOST_NAMES);
+    expect(plan.renderedMigrations).toEqual([]);
+    expect(plan.writes.has("package.json")).toBe(true);
+    expect([...plan.writes.keys()].at(-1)).toBe(STATE_FILE);
+    expect(plan.files.added.length).toBeGreaterThan(50);
+  });
+});
+
+describe("the plan of a host with its own names", () => {
+  const folder = mkdtempSync(path.join(tmpdir(), "lead-intake-plan-"));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  cpSync(path.join(FIXTURES, "host-app"), folder, { recursive: true });
+  const schema = (customer: string) =>
+    `generator client {\n  provider = "prisma-client"\n  output   = "../app/generated/prisma"\n}\n\n` +
+    `datasource db {\n  provider = "postgresql"\n}\n\n${customer}\n` +
+    `model User {\n  id Int @id @default(autoincrement())\n  platformId String? @unique\n  name String\n` +
+    `  accessLevels String[]\n  createdAt DateTime @default(now())\n}\n\n` +
+    `model Referral {\n  id Int @id @default(autoincrement())\n  referrerCustomerId String\n  leadCustomerId String?\n` +
+    `  leadName String\n  mobileNumber String?\n  status String\n  state String?\n  city String?\n  address String?\n` +
+    `  relationship String?\n  projectType String?\n  remark String?\n  assignedAgentId Int?\n  preferredAgentId Int?\n` +
+    `  createdAt DateTime? @default(now())\n}\n`;
+  const contact =
+    "model Contact {\n  id String @id\n  kind String\n  name String\n  mobileNumber String?\n  state String\n  city String\n" +
+    "  address String\n  source String?\n  createdAt DateTime @default(now())\n}\n";
+
+  it("without a config, proposes one of best guesses and plans nothing else", () => {
+    writeFileSync(path.join(folder, "prisma/schema.prisma"), schema(contact));
+    const before = fingerprint(folder);
+    const proposal = planOf(folder);
+    expect(fingerprint(folder)).toEqual(before);
+    expect(proposal).toMatchObject({ file: "lead-intake.config.json" });
+    expect(JSON.parse((proposal as { text: string }).text)).toEqual({
+      models: { Customer: { model: "Contact", fields: { sourceType: "source" } }, AuditEntry: null },
+    });
+  });
+
+  it("with its config, plans the names file, the migrations in its names, and sourceName on its model", () => {
+    writeFileSync(path.join(folder, "prisma/schema.prisma"), schema(contact));
+    writeFileSync(
+      path.join(folder, "lead-intake.config.json"),
+      JSON.stringify({
+        models: { Customer: { model: "Contact", fields: { sourceType: "source" } }, AuditEntry: null },
+      }),
+    );
+    const plan = planOf(folder) as InstallPlan;
+    const names = parseHostNames(JSON.parse(written(plan, NAMES_FILE)));
+    expect(names.Customer.table).toBe("Contact");
+    expect(names.Customer.columns.sourceType).toBe("source");
+    expect(names.Referral.withoutTimeZone).toEqual(["createdAt"]);
+    expect(names.AuditEntry).toBeNull();
+    expect(plan.renderedMigrations.length).toBeGreaterThan(0);
+    expect(written(plan, "prisma/schema.prisma")).toMatch(/model Contact \{[^}]*sourceName +LeadSourceName\?/);
+  });
+
+  it("refuses a config that does not fit, in one sentence per problem", () => {
+    writeFileSync(path.join(folder, "prisma/schema.prisma"), schema(contact.replace("source String?", "source Int?")));
+    let sentence = "";
+    try {
+      planOf(folder);
+    } catch (error) {
+      sentence = refusalSentence(error);
+    }
+    expect(sentence).toBe("Customer.sourceType maps to Contact.source, an Int; map it to a field of type String");
+  });
+});
+
+describe("host:install --dry-run", () => {
+  it("prints the plan of a fixture host and writes nothing", () => {
+    const folder = path.join(FIXTURES, "host-app");
+    const before = fingerprint(folder);
+    const printed = execFileSync(
+      path.join(ROOT, "node_modules/.bin/tsx"),
+      ["scripts/host/install.ts", folder, "--dry-run"],
+      {
+        cwd: ROOT,
+        encoding: "utf8",
+      },
+    );
+    expect(fingerprint(folder)).toEqual(before);
+    const lines = printed.trim().split("\n");
+    expect(lines[0]).toMatch(
+      /^Lead Intake module \S+ would be installed into .*host-app \(dry run, nothing written\):$/,
+    );
+    expect(lines).toContain(
+      "- names: Customer on table customers, User on table users, Referral on table referrals, AuditEntry on table audit_entries; the migrations as they are",
+    );
+    expect(lines).toContain(`  write  ${NAMES_FILE}`);
+    expect(lines.at(-1)).toBe(`  write  ${STATE_FILE}`);
+  }, 120_000);
+});
