@@ -248,7 +248,11 @@ describe("host:check on the host's own lead_intake_* function without EXECUTE fo
       });
       expect(generated.status, generated.stderr).toBe(0);
       const check = hostCheck(folders.host, { ...env, LEADS_API_KEY: "k".repeat(40) });
-      expect(check.status, check.stdout).toBe(0);
+      // No host server runs here, so the gate line is the one FAIL: the check never passes without one.
+      expect(check.status, check.stdout).toBe(1);
+      expect(check.stdout.split("\n").filter((line) => /^FAIL /.test(line))).toEqual([
+        expect.stringMatching(/^FAIL gate: .*--url http:\/\/localhost:3000 or LEADS_HOST_URL$/),
+      ]);
       expect(check.stdout.split("\n").filter((line) => line.includes("lead_intake_") && !/^ok /.test(line))).toEqual([
         "note functions: the host's lead_intake_score(integer) lacks EXECUTE for PUBLIC, which a migration of the " +
           "module revokes from every lead_intake_* function; unless the host revoked it itself, give it back: " +
