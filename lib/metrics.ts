@@ -79,7 +79,7 @@ export async function registerMetrics(env: NodeJS.ProcessEnv = process.env): Pro
   const rateLimitUncounted = meter.createCounter("lead_intake.rate_limit.uncounted", {
     unit: "{request}",
     description:
-      "Limited requests that passed uncounted (failing open): the limiter's storage failed or took over 250 ms.",
+      "Limited requests that passed uncounted (failing open): the limiter's storage failed or was locked past 200 ms.",
   });
   meter
     .createObservableUpDownCounter("db.client.connections.usage", {

@@ -1,6 +1,7 @@
 import { connection } from "next/server";
 import { docsPageHeaders } from "@/lib/openapi/docs-headers";
 import { docsPage } from "@/lib/openapi/docs-page";
+import { otherThanGet } from "@/lib/api/route";
 
 /**
  * Public API documentation, with a fresh nonce per request for its inline script. Needs no key. `connection()`: per
@@ -13,3 +14,6 @@ export async function GET(): Promise<Response> {
     headers: { ...docsPageHeaders(nonce), "Content-Type": "text/html; charset=utf-8" },
   });
 }
+
+// Every other method, TRACE included (lib/runtime/method-guard.mjs), answers the API's JSON 405.
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherThanGet;

@@ -64,16 +64,6 @@ export function configuredKeys(): string[] {
   return keys;
 }
 
-/**
- * Whether a value a client sent where no key belongs (its X-Request-Id) is one of the configured keys, so that it is
- * never logged or echoed: compared like a presented key.
- */
-export function isConfiguredKey(value: string): boolean {
-  const current = process.env.LEADS_API_KEY;
-  if (value.length < MIN_KEY_LENGTH || !current) return false;
-  return keyMatching(value, current, process.env.LEADS_API_KEY_PREVIOUS) !== undefined;
-}
-
 // The server keys' digests are computed once per key value, not per request (docs/decisions.md, "Per-request work
 // computed once").
 const digests = new Map<string, Buffer>();

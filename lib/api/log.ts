@@ -110,8 +110,3 @@ export function logFailure(requestId: string, method: string, path: string, erro
 export function logRateLimitFailure(requestId: string, operation: string, error: unknown): void {
   logLine("error", "rate limit not counted", { requestId, operation, ...classifyFailure(error) });
 }
-
-/** The limiter's claim did not answer within its bound (lib/api/rate-limit.ts): requests pass until it does. */
-export function logRateLimitLate(requestId: string, operation: string): void {
-  logLine("error", "rate limit not counted", { requestId, operation, kind: "claim-timeout" });
-}

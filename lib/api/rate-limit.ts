@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { MatchedKey } from "@/lib/api/auth";
 import { ApiError } from "@/lib/api/errors";
-import { logRateLimitFailure, logRateLimitLate } from "@/lib/api/log";
+import { logRateLimitFailure } from "@/lib/api/log";
 import { observer } from "@/lib/db/observer";
 import { database } from "@/lib/db/prisma";
 import { claimRequests } from "@/lib/db/store/rate-limits";
@@ -42,13 +42,10 @@ export class RateLimited extends ApiError {
 const SHARES_PER_LIMIT = 100;
 
 /**
- * The most a request waits for a share to be claimed before it passes uncounted; PostgreSQL cancels the claim a
- * little sooner, so a live database frees the connection (docs/decisions.md, "The limiter gives up after 250 ms").
+ * PostgreSQL cancels a claim that runs longer than this, a lock on the table included, and requests pass uncounted:
+ * a locked limiter is a blip, not an outage (docs/decisions.md, "A request waits for the claim it needs").
  */
-export const CLAIM_WAIT_MS = 250;
-const CLAIM_STATEMENT_TIMEOUT_MS = 200;
-/** How late a timer may fire before the event loop, not the claim, is taken to be what was slow. */
-const LOOP_SLACK_MS = 50;
+export const CLAIM_STATEMENT_TIMEOUT_MS = 200;
 
 /** What this process holds of a key's budget for one operation: requests left to admit, until the window ends. */
 interface Lease {
@@ -62,27 +59,17 @@ interface Lease {
 interface KeyState {
   digest: Buffer;
   leases: Partial<Record<LimitedOperation, Lease>>;
-  /**
-   * The claim in flight per operation, which every request that finds no share left waits for, at most CLAIM_WAIT_MS:
-   * `late` once that has passed, so later requests pass at once until the claim ends and the next may start.
-   */
-  claims: Partial<Record<LimitedOperation, Promise<ClaimOutcome>>>;
-  /**
-   * Requests that passed while a claim was late: the shares granted next pay for them first, so a slow claim (a
-   * busy database, an event loop held up) lets requests through early but not past the limit.
-   */
-  owed: Partial<Record<LimitedOperation, number>>;
+  /** The claim in flight per operation, which every request that finds no share left waits for until it ends. */
+  claims: Partial<Record<LimitedOperation, Promise<boolean>>>;
 }
-
-type ClaimOutcome = "claimed" | "failed" | "late";
 
 // Per key value (the current and the previous key), cleared when the limits change.
 const keys = new Map<string, KeyState>();
 
 /**
  * Counts a request against its key's budget, shared by every process through PostgreSQL; throws RateLimited when it
- * is spent. A claim that fails or is late lets the request pass, counted in the metrics: a limiter must not stop
- * lead intake.
+ * is spent. No request is admitted before PostgreSQL granted it, however slow the claim; a claim that fails lets the
+ * request pass, counted in the metrics: a limiter must not stop lead intake.
  */
 export async function admit(operation: LimitedOperation, key: MatchedKey, requestId: string): Promise<void> {
   const limit = currentLimits()[operation];
@@ -101,54 +88,27 @@ export async function admit(operation: LimitedOperation, key: MatchedKey, reques
         throw new RateLimited(operation, limit, (lease.windowEnds - now) / 1000);
       }
     }
-    const outcome = await (state.claims[operation] ??= boundedClaim(state, operation, limit, requestId));
-    if (outcome !== "claimed") {
-      if (outcome === "late") state.owed[operation] = (state.owed[operation] ?? 0) + 1;
+    const claimed = await (state.claims[operation] ??= claimShare(state, operation, limit, requestId).finally(() => {
+      delete state.claims[operation];
+    }));
+    if (!claimed) {
       observer()?.rateLimitUncounted(operation);
       return;
     }
   }
 }
 
-/** The next share's claim as requests wait for it: its outcome, or `late` once CLAIM_WAIT_MS has passed. */
-function boundedClaim(
-  state: KeyState,
-  operation: LimitedOperation,
-  limit: RateLimit,
-  requestId: string,
-): Promise<ClaimOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const armedAt = performance.now();
-  const gaveUp = new Promise<"late">((resolve) => {
-    const late = () => {
-      logRateLimitLate(requestId, operation);
-      resolve("late");
-    };
-    timer = setTimeout(() => {
-      // A timer this late means the event loop was held up (a busy process), not the database: the claim's answer
-      // may be waiting to be read, so it gets that time again once.
-      const overdue = performance.now() - armedAt - CLAIM_WAIT_MS;
-      if (overdue < LOOP_SLACK_MS) late();
-      else timer = setTimeout(late, Math.min(overdue, CLAIM_WAIT_MS));
-    }, CLAIM_WAIT_MS);
-  });
-  const claimed = claimShare(state, operation, limit, requestId).finally(() => {
-    clearTimeout(timer);
-    delete state.claims[operation];
-  });
-  return Promise.race([claimed, gaveUp]);
-}
-
 /**
- * Claims the next share into the key's lease, less what is owed; `failed` when it could not be stored (logged), so
- * requests pass, and what was owed is forgiven (a limiter that fails must not hold a key back once it recovers).
+ * Claims the next share into the key's lease; false when it could not be stored (logged), so the requests waiting
+ * for it pass. Bounded as every statement is: the pool's wait for a connection, PostgreSQL's
+ * CLAIM_STATEMENT_TIMEOUT_MS, and the pool's query timeout for a database that does not answer.
  */
 async function claimShare(
   state: KeyState,
   operation: LimitedOperation,
   limit: RateLimit,
   requestId: string,
-): Promise<ClaimOutcome> {
+): Promise<boolean> {
   const sentAt = Date.now();
   const share = Math.max(1, Math.floor(limit.requests / SHARES_PER_LIMIT));
   try {
@@ -161,14 +121,11 @@ async function claimShare(
       share,
       CLAIM_STATEMENT_TIMEOUT_MS,
     );
-    const paid = Math.min(granted, state.owed[operation] ?? 0);
-    state.owed[operation] = (state.owed[operation] ?? 0) - paid;
-    state.leases[operation] = { left: granted - paid, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };
-    return "claimed";
+    state.leases[operation] = { left: granted, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };
+    return true;
   } catch (error) {
-    state.owed[operation] = 0;
     logRateLimitFailure(requestId, operation, error);
-    return "failed";
+    return false;
   }
 }
 
@@ -179,7 +136,7 @@ function keyStateOf(key: MatchedKey): KeyState {
     if (keys.size >= 2) keys.clear(); // the current and the previous key
     // A label keeps this digest apart from any other use of SHA-256 over the key.
     const digest = createHash("sha256").update(`lead-intake-rate-limit:${secret}`).digest();
-    keys.set(secret, (state = { digest, leases: {}, claims: {}, owed: {} }));
+    keys.set(secret, (state = { digest, leases: {}, claims: {} }));
   }
   return state;
 }

@@ -98,7 +98,9 @@ function finish(
   }
   logAccess({ requestId, method, path, status: response.status, code, startedAt, key });
   const seconds = (performance.now() - startedAt) / 1000;
-  const route = ROUTES.has(path) ? path : OTHER_ROUTE;
+  // A trailing slash is the same path (docs/decisions.md, "A trailing slash is the same path").
+  const bare = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  const route = ROUTES.has(bare) ? bare : OTHER_ROUTE;
   observer()?.request(route, METRIC_METHODS.has(method) ? method : "_OTHER", response.status, code, seconds);
   return response;
 }
@@ -153,9 +155,13 @@ function refusalHeaders(refusal: ApiError): Record<string, string> | undefined {
   return retryAfter === undefined ? undefined : { "Retry-After": String(retryAfter) };
 }
 
-/** The method as sent: lib/runtime/method-guard.mjs hands methods Next cannot route to the routes as PATCH. */
+/**
+ * The method as sent: lib/runtime/method-guard.mjs hands methods Next cannot route to the routes as PATCH. Without it
+ * in the process (a host's own `next start`) the header can only be a client's, and is ignored.
+ */
 function methodOf(request: Request): string {
-  return request.headers.get(methodGuard.originalMethodHeader) ?? request.method;
+  const guarded = (globalThis as Record<symbol, unknown>)[Symbol.for(methodGuard.guardLoaded)] === true;
+  return (guarded && request.headers.get(methodGuard.originalMethodHeader)) || request.method;
 }
 
 /** A data operation: needs the key, and the start-up work done (lib/startup/service.ts). */
@@ -183,13 +189,16 @@ function everyMethod(handlers: Partial<Methods>, rest: Handler): Methods {
  * which Next would answer with an empty body.
  */
 export function routeMethods(handlers: Partial<Methods>): Methods {
-  const allow = Object.keys(handlers).join(", ");
-  return everyMethod(
-    handlers,
-    publicRoute(async (request) => {
-      throw new MethodNotAllowed(methodOf(request), allow);
-    }),
-  );
+  return everyMethod(handlers, refusedMethod(Object.keys(handlers).join(", ")));
+}
+
+/** The exports of a route outside the API whose only method is GET (the documentation's): a JSON 405 for the rest. */
+export const otherThanGet: Omit<Methods, "GET"> = everyMethod({}, refusedMethod("GET"));
+
+function refusedMethod(allow: string): Handler {
+  return publicRoute(async (request) => {
+    throw new MethodNotAllowed(methodOf(request), allow);
+  });
 }
 
 /** Every method of a path under /api that does not exist: 404 NOT_FOUND as JSON. */

@@ -3,7 +3,7 @@
 // (docs/decisions.md, "Request timeout").
 import http from "node:http";
 import { answerClientError } from "./client-errors.mjs";
-import { guardMethod } from "./method-guard.mjs";
+import { guardRequest } from "./method-guard.mjs";
 import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, WRITE_TIMEOUT_MS } from "./server-timeouts.mjs";
 
 /** @typedef {import("node:http").RequestListener} Listener */
@@ -28,7 +28,7 @@ function guarded(listener) {
   if (!listener) return listener;
   /** @this {http.Server} @type {Listener} */
   return function (req, res) {
-    guardMethod(req);
+    guardRequest(req);
     return listener.call(this, req, res);
   };
 }

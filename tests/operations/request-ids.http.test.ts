@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/api/errors";
 import { validLead } from "../helpers/lead";
-import { UUID, server, send, auth, jsonBody, lead, setUpOperationsServers } from "../helpers/operations-servers";
+import { TEST_KEY } from "../helpers/api";
+import {
+  UUID,
+  server,
+  send,
+  auth,
+  jsonBody,
+  lead,
+  setUpOperationsServers,
+  PREVIOUS_KEY,
+} from "../helpers/operations-servers";
 
 setUpOperationsServers();
 
@@ -65,5 +75,29 @@ describe("request ids", () => {
         "x-request-id"
       ],
     ).toMatch(UUID);
+  });
+
+  it("replace an id holding either key in any form, in the echo, the body and the log", async () => {
+    const holding = [
+      TEST_KEY,
+      `key:${TEST_KEY}`,
+      `${TEST_KEY}.`,
+      `req-${TEST_KEY}-42`,
+      TEST_KEY.toUpperCase(),
+      TEST_KEY.replace(/-/g, ":"),
+      TEST_KEY.slice(4, 24),
+      PREVIOUS_KEY,
+      `trace.${PREVIOUS_KEY.replace(/-/g, "_")}.1`,
+    ];
+    for (const id of holding) {
+      const answer = await send(server.baseUrl, "GET", "/api/nowhere", { headers: { "x-request-id": id } });
+      expect(answer.headers["x-request-id"], id).toMatch(UUID);
+      expect(answer.body.requestId).toBe(answer.headers["x-request-id"]);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const id of holding) expect(server.output().includes(id), id).toBe(false);
+    // A run of a key too short to stand for it is an id like any other.
+    const kept = await send(server.baseUrl, "GET", "/api/nowhere", { headers: { "x-request-id": "test-key-0123" } });
+    expect(kept.headers["x-request-id"]).toBe("test-key-0123");
   });
 });
