@@ -68,9 +68,14 @@ function creationBudgetOf(db: object): CreationBudget {
   return budget;
 }
 
+/** Whether a creation offered now would be refused at once: every connection busy and the line full. */
+export function creationFull(db: object): boolean {
+  return !creationBudgetOf(db).admits;
+}
+
 /** Throws CreationBusy when a creation offered now could not be admitted: called before the request's body is read. */
 export function admitCreation(db: object): void {
-  if (!creationBudgetOf(db).admits) throw new CreationBusy();
+  if (creationFull(db)) throw new CreationBusy();
 }
 
 /** Runs a creation's database work within the creation budget of the client `db`. */
