@@ -14,8 +14,13 @@ import { servicePrepared } from "@/lib/startup/service";
  * "Creation sheds load"). The answer is the route's own: same status, headers and body, from the one error table.
  */
 export interface CreationGate {
-  /** The rendered 429 CREATION_BUSY for a POST to `url`, logged and counted; undefined when it goes on to Next. */
-  refusal(url: string, headers: NodeHeaders): Refusal | undefined;
+  /** Whether a POST to `url` creates a lead. */
+  creates(url: string): boolean;
+  /**
+   * The rendered 429 CREATION_BUSY for a creation, logged and counted, or undefined when it goes on to Next; `coming`
+   * is how many creations were let through whose answers have not ended yet, which Next has not all routed yet.
+   */
+  refusal(url: string, headers: NodeHeaders, coming: number): Refusal | undefined;
 }
 
 export interface Refusal {
@@ -34,10 +39,10 @@ const CREATION_BUSY = new ApiError("CREATION_BUSY");
 const RETRY_AFTER = retryAfterOf("CREATION_BUSY")!;
 
 const gate: CreationGate = {
-  refusal(url, headers) {
+  creates: (url) => CREATION_PATH.test(pathOf(url)),
+  refusal(url, headers, coming) {
     const startedAt = performance.now();
-    const path = url.split("?", 1)[0];
-    if (!CREATION_PATH.test(path) || !servicePrepared() || !creationFull(database())) return undefined;
+    if (!servicePrepared() || !creationFull(database(), coming)) return undefined;
     const request = { headers: { get: (name: string) => single(headers[name]) } };
     let key;
     try {
@@ -51,7 +56,7 @@ const gate: CreationGate = {
     recordRequest({
       requestId,
       method: "POST",
-      path,
+      path: pathOf(url),
       status: CREATION_BUSY.status,
       code: "CREATION_BUSY",
       startedAt,
@@ -71,6 +76,10 @@ const gate: CreationGate = {
     };
   },
 };
+
+function pathOf(url: string): string {
+  return url.split("?", 1)[0];
+}
 
 /** A header's value as `Headers.get` gives it: Node joins repeated ones but for a few it keeps as a list. */
 function single(value: string | string[] | undefined): string | null {

@@ -22,6 +22,11 @@ export abstract class ConnectionBudget {
     return { running: this.running, waiting: this.waiting.length };
   }
 
+  /** How much work may run and wait in line at once. */
+  get capacity(): number {
+    return this.connections + this.lineLength();
+  }
+
   /** Whether work offered now would run or wait in line; run() refuses it at once otherwise. */
   get admits(): boolean {
     return this.running < this.connections || this.waiting.length < this.lineLength();

@@ -68,9 +68,13 @@ function creationBudgetOf(db: object): CreationBudget {
   return budget;
 }
 
-/** Whether a creation offered now would be refused at once: every connection busy and the line full. */
-export function creationFull(db: object): boolean {
-  return !creationBudgetOf(db).admits;
+/**
+ * Whether a creation offered now would be refused at once: every connection busy and the line full, or `coming`
+ * requests already let through towards the budget (those included) would fill both.
+ */
+export function creationFull(db: object, coming = 0): boolean {
+  const budget = creationBudgetOf(db);
+  return !budget.admits || coming >= budget.capacity;
 }
 
 /** Throws CreationBusy when a creation offered now could not be admitted: called before the request's body is read. */

@@ -6,6 +6,9 @@ const { creationGate } = JSON.parse(readFileSync(new URL("../api/method-guard.js
 /** Registered by the route side once lead creation's route is loaded (lib/api/creation-gate.ts). */
 const GATE = Symbol.for(creationGate);
 
+/** Creations let through to Next whose answers have not ended: counted here, as Next routes them later. */
+let coming = 0;
+
 /**
  * Answers a POST that lead creation cannot admit; true when it did, and the request must not reach Next.
  * @param {import("node:http").IncomingMessage} req
@@ -16,8 +19,14 @@ export function shedCreation(req, res) {
   const gate = /** @type {import("../api/creation-gate").CreationGate | undefined} */ (
     /** @type {Record<symbol, unknown>} */ (globalThis)[GATE]
   );
-  const refusal = gate?.refusal(req.url ?? "", req.headers);
-  if (!refusal) return false;
+  const url = req.url ?? "";
+  if (!gate?.creates(url)) return false;
+  const refusal = gate.refusal(url, req.headers, coming);
+  if (!refusal) {
+    coming++;
+    res.once("close", () => coming--);
+    return false;
+  }
   res.writeHead(refusal.status, refusal.headers).end(refusal.body);
   res.once("finish", () => setImmediate(rest, req.socket, refusal.retryAfterSeconds * 1000));
   return true;
