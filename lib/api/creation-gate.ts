@@ -18,7 +18,7 @@ export interface CreationGate {
   creates(url: string): boolean;
   /**
    * The rendered 429 CREATION_BUSY for a creation, logged and counted, or undefined when it goes on to Next; `coming`
-   * is how many creations were let through whose answers have not ended yet, which Next has not all routed yet.
+   * is how many creations were let through that Next has not yet handed to the route.
    */
   refusal(url: string, headers: NodeHeaders, coming: number): Refusal | undefined;
 }

@@ -69,12 +69,13 @@ function creationBudgetOf(db: object): CreationBudget {
 }
 
 /**
- * Whether a creation offered now would be refused at once: every connection busy and the line full, or `coming`
- * requests already let through towards the budget (those included) would fill both.
+ * Whether a creation offered now would be refused at once: every connection busy and the line full, counting as taken
+ * the places of `coming` creations on their way to the budget.
  */
 export function creationFull(db: object, coming = 0): boolean {
   const budget = creationBudgetOf(db);
-  return !budget.admits || coming >= budget.capacity;
+  const { running, waiting } = budget.state;
+  return running + waiting + coming >= budget.capacity;
 }
 
 /** Throws CreationBusy when a creation offered now could not be admitted: called before the request's body is read. */

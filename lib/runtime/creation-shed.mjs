@@ -6,7 +6,10 @@ const { creationGate } = JSON.parse(readFileSync(new URL("../api/method-guard.js
 /** Registered by the route side once lead creation's route is loaded (lib/api/creation-gate.ts). */
 const GATE = Symbol.for(creationGate);
 
-/** Creations let through to Next whose answers have not ended: counted here, as Next routes them later. */
+/**
+ * Creations let through that Next has not yet handed to the route: counted here, as Next routes them later. Next starts
+ * reading the body as it hands a request to its route ('resume'), so a slow upload is not counted while it lasts.
+ */
 let coming = 0;
 
 /**
@@ -24,7 +27,13 @@ export function shedCreation(req, res) {
   const refusal = gate.refusal(url, req.headers, coming);
   if (!refusal) {
     coming++;
-    res.once("close", () => coming--);
+    let counted = true;
+    const routed = () => {
+      if (counted) coming--;
+      counted = false;
+    };
+    req.once("resume", routed);
+    res.once("close", routed);
     return false;
   }
   res.writeHead(refusal.status, refusal.headers).end(refusal.body);
