@@ -26,7 +26,7 @@ export type MatchedKey = "current" | "previous";
  * LEADS_API_KEY_PREVIOUS is accepted too while set (docs/operating.md, "Key rotation"). Both keys are always
  * compared in constant time, so timing does not tell which one matched.
  */
-export function authenticate(request: Request): MatchedKey {
+export function authenticate(request: { headers: Pick<Headers, "get"> }): MatchedKey {
   if (!apiConfigured()) throw new ApiError("API_NOT_CONFIGURED");
   const current = process.env.LEADS_API_KEY!;
   const previous = process.env.LEADS_API_KEY_PREVIOUS;

@@ -11,7 +11,7 @@ const KEY_RUN = 16;
  * echoed in X-Request-Id, in error bodies and in every log line, so an id holding a configured key in any form (a key
  * pasted into the wrong header, whole or in part, in any letter case, between any separators) is replaced too.
  */
-export function requestIdOf(request: Request): string {
+export function requestIdOf(request: { headers: Pick<Headers, "get"> }): string {
   const given = request.headers.get("x-request-id");
   return given !== null && VALID_REQUEST_ID.test(given) && !holdsKey(given) ? given : randomUUID();
 }

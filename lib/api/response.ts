@@ -9,15 +9,22 @@ export const MAX_IF_NONE_MATCH_LENGTH = 1024;
  * host too, whose next.config is its own).
  */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
-  return Response.json(body, {
-    status,
-    headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers },
-  });
+  return Response.json(body, { status, headers: { ...UNCACHED, ...headers } });
 }
 
+/** The headers of every API response but its content type. */
+export const UNCACHED: Readonly<Record<string, string>> = {
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+};
+
 /** The documented error body, with the request's id to quote to the operator. */
+export function errorBody(error: ApiError, requestId: string): object {
+  return { ...error.toJSON(), requestId };
+}
+
 export function errorResponse(error: ApiError, requestId: string, headers?: Record<string, string>): Response {
-  return json({ ...error.toJSON(), requestId }, error.status, headers);
+  return json(errorBody(error, requestId), error.status, headers);
 }
 
 /** The entity tag of a version of a resource: strong, quoted (RFC 9110 8.8.3). */
@@ -48,6 +55,6 @@ export function notModified(tags: string[], etag: string): Response | null {
   if (!tags.includes("*") && !tags.includes(etag)) return null;
   return new Response(null, {
     status: 304,
-    headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ETag: etag },
+    headers: { ...UNCACHED, ETag: etag },
   });
 }

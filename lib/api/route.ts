@@ -3,7 +3,7 @@ import { prepareService, servicePrepared } from "@/lib/startup/service";
 import { authenticate, type MatchedKey, Unauthorized } from "@/lib/api/auth";
 import { ApiError, retryAfterOf, type ErrorCode } from "@/lib/api/errors";
 import { LeadRefusal } from "@/lib/leads/refusal";
-import { logAccess, logFailure } from "@/lib/api/log";
+import { type Access, logAccess, logFailure } from "@/lib/api/log";
 import { requestIdOf } from "@/lib/api/request-id";
 import methodGuard from "@/lib/api/method-guard.json";
 import { errorResponse } from "@/lib/api/response";
@@ -96,13 +96,19 @@ function finish(
     span.setAttribute("lead_intake.request_id", requestId);
     if (code) span.setAttribute("lead_intake.error_code", code);
   }
-  logAccess({ requestId, method, path, status: response.status, code, startedAt, key });
-  const seconds = (performance.now() - startedAt) / 1000;
+  recordRequest({ requestId, method, path, status: response.status, code, startedAt, key });
+  return response;
+}
+
+/** A request's access log line and metrics, also for one the preload answers before Next (lib/api/creation-gate.ts). */
+export function recordRequest(access: Access): void {
+  logAccess(access);
+  const seconds = (performance.now() - access.startedAt) / 1000;
   // A trailing slash is the same path (docs/decisions.md, "A trailing slash is the same path").
+  const { path, method } = access;
   const bare = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
   const route = ROUTES.has(bare) ? bare : OTHER_ROUTE;
-  observer()?.request(route, METRIC_METHODS.has(method) ? method : "_OTHER", response.status, code, seconds);
-  return response;
+  observer()?.request(route, METRIC_METHODS.has(method) ? method : "_OTHER", access.status, access.code, seconds);
 }
 
 /**

@@ -22,9 +22,9 @@ export abstract class ConnectionBudget {
     return { running: this.running, waiting: this.waiting.length };
   }
 
-  /** Whether work offered now would run or wait in line; run() refuses it at once otherwise. */
-  get admits(): boolean {
-    return this.running < this.connections || this.waiting.length < this.lineLength();
+  /** How much work may run and wait in line at once; run() refuses more at once. */
+  get capacity(): number {
+    return this.connections + this.lineLength();
   }
 
   /** Runs `work` once one of the connections is free; throws `busy()` when none frees in time. */

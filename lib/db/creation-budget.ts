@@ -68,9 +68,19 @@ function creationBudgetOf(db: object): CreationBudget {
   return budget;
 }
 
+/**
+ * Whether a creation offered now would be refused at once: every connection busy and the line full, counting as taken
+ * the places of `coming` creations on their way to the budget.
+ */
+export function creationFull(db: object, coming = 0): boolean {
+  const budget = creationBudgetOf(db);
+  const { running, waiting } = budget.state;
+  return running + waiting + coming >= budget.capacity;
+}
+
 /** Throws CreationBusy when a creation offered now could not be admitted: called before the request's body is read. */
 export function admitCreation(db: object): void {
-  if (!creationBudgetOf(db).admits) throw new CreationBusy();
+  if (creationFull(db)) throw new CreationBusy();
 }
 
 /** Runs a creation's database work within the creation budget of the client `db`. */

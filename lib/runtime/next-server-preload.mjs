@@ -1,8 +1,9 @@
 // Loaded into `next start` by the launcher (node --import) to set what `next start` cannot be told: request and
-// write timeouts on the one server Next creates, method guarding and JSON answers to malformed requests
-// (docs/decisions.md, "Request timeout").
+// write timeouts on the one server Next creates, method guarding, lead creation's load shedding and JSON answers to
+// malformed requests (docs/decisions.md, "Request timeout").
 import http from "node:http";
 import { answerClientError } from "./client-errors.mjs";
+import { shedCreation } from "./creation-shed.mjs";
 import { guardRequest } from "./method-guard.mjs";
 import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, WRITE_TIMEOUT_MS } from "./server-timeouts.mjs";
 
@@ -29,6 +30,7 @@ function guarded(listener) {
   /** @this {http.Server} @type {Listener} */
   return function (req, res) {
     guardRequest(req);
+    if (shedCreation(req, res)) return;
     return listener.call(this, req, res);
   };
 }

@@ -31,10 +31,11 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
       "lib/runtime/method-guard.mjs",
       "lib/runtime/server-timeouts.mjs",
       "lib/runtime/client-errors.mjs",
+      "lib/runtime/creation-shed.mjs",
     ],
     what:
       "The preload of `next start`: request and write timeouts, JSON 405 for methods Next refuses itself, " +
-      "JSON 400 for requests Node's parser refuses.",
+      "JSON 400 for requests Node's parser refuses, 429 for lead creation while its line is full.",
   },
   {
     paths: ["app/docs/route.ts", "app/openapi.json/route.ts", "app/swagger-ui/", "lib/openapi/"],

@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from "../helpers/server";
  * production server with a pool of 4 (two connections for creation). No answer is a 500: each is a 201 or a definite
  * 429 CREATION_BUSY with Retry-After, every lead answered 201 is stored exactly once and no refused one at all.
  */
-const CONCURRENT = Number(process.env.STRESS_BURST ?? 300);
+const CONCURRENT = Number(process.env.STRESS_BURST ?? 600);
 const WAVES = 3;
 /** Past Next's 5 s keep-alive: no POST of the next wave goes on a socket the server is closing as it is sent. */
 const BETWEEN_WAVES_MS = 6_000;

@@ -1,4 +1,5 @@
 import { readJsonBody } from "@/lib/api/body";
+import { openCreationGate } from "@/lib/api/creation-gate";
 import { json } from "@/lib/api/response";
 import { apiRoute, routeMethods } from "@/lib/api/route";
 import { parseInput, parseQuery } from "@/lib/api/validation";
@@ -8,6 +9,9 @@ import { reading } from "@/lib/db/read-budget";
 import { createLead } from "@/lib/leads/create-lead";
 import { listLeads } from "@/lib/leads/list-leads";
 import { createLeadBody, listLeadsQuery } from "@/lib/leads/schemas";
+
+// While creation is full, the preload refuses this route's POSTs before Next (lib/api/creation-gate.ts).
+openCreationGate();
 
 // Documented in lib/openapi/leads/list-leads.ts and create-lead.ts.
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
