@@ -5,8 +5,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
- * README's recipe for a new optional lead field, followed in a copy of the project. First the three edits the code
- * needs (a column in prisma/schema.prisma, a migration adding it, one row in OPTIONAL_LEAD_FIELDS): every list of the
+ * README's recipe for a new optional lead field, followed in a copy of the project. First the edits the code needs (a
+ * column in prisma/schema.prisma and in the resolved host names, a migration adding it, one row in
+ * OPTIONAL_LEAD_FIELDS): every list of the
  * fields kept elsewhere then fails (tests/fields/field-lists.unit.test.ts). Then the recipe's other edits (the tests'
  * oracle, the "All fields" example, examples/leads.csv, three docs), and the generated files regenerated as a
  * contributor would (Prisma client, document, client types, migration checksums). In the copy, a lead is then created
@@ -35,13 +36,20 @@ interface Edit {
   insert: string;
 }
 
-/** The three edits the code needs, each a text inserted after an anchor that must exist once. */
+/** The edits the code needs, each a text inserted after an anchor that must exist once. */
 const CODE: Edit[] = [
   {
     file: "prisma/schema.prisma",
     after: "  remark             String?\n",
     insert: `  ${FIELD} String? @map("preferred_contact_time")\n`,
   },
+  {
+    file: "lib/db/host-names.json",
+    after: '      "remark": "remark",\n',
+    insert: `      "${FIELD}": "preferred_contact_time",\n`,
+  },
+  { file: "lib/db/host-names.ts", after: '    "remark",\n', insert: `    "${FIELD}",\n` },
+  { file: "lib/db/host-names.ts", after: "    remark: string | null;\n", insert: `    ${FIELD}: string | null;\n` },
   {
     file: "lib/leads/fields.ts",
     after: '  remark: freeText(500, "remark"),\n',
@@ -51,6 +59,7 @@ const CODE: Edit[] = [
 
 /** The recipe's other edits: the lists of the fields that tests/fields/field-lists.unit.test.ts holds to the table. */
 const LISTS: Edit[] = [
+  { file: "tests/helpers/mapped-host.ts", after: '      remark: "notes",\n', insert: `      ${FIELD}: "${FIELD}",\n` },
   { file: "tests/helpers/oracle.ts", after: '  "remark",\n', insert: `  "${FIELD}",\n` },
   { file: "tests/helpers/oracle.ts", after: "remark: 500", insert: `, ${FIELD}: 60` },
   {
