@@ -52,7 +52,7 @@ export function hostInstallSuite(layout: HostLayout) {
 
     it("applies every migration and changes no existing row", async () => {
       expect(applied).toEqual((await readMigrations()).map((m) => m.name));
-      expect(applied).toHaveLength(11);
+      expect(applied).toHaveLength(12);
       expect(await snapshotRows(db.sql)).toEqual(rowsBefore);
     });
 
