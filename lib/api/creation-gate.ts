@@ -78,7 +78,7 @@ const gate: CreationGate = {
 };
 
 function pathOf(url: string): string {
-  return url.split("?", 1)[0];
+  return url.split("?", 1)[0]!;
 }
 
 /** A header's value as `Headers.get` gives it: Node joins repeated ones but for a few it keeps as a list. */

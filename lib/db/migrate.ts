@@ -240,7 +240,7 @@ async function objectsPresent(client: pg.Client, objects: MadeObject[]): Promise
       objects.map((o) => o.table ?? ""),
     ],
   );
-  return rows.map(({ n }) => `${objects[Number(n) - 1].kind} ${objects[Number(n) - 1].name}`);
+  return rows.map(({ n }) => `${objects[Number(n) - 1]!.kind} ${objects[Number(n) - 1]!.name}`);
 }
 
 interface LockWait {

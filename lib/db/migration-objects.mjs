@@ -91,7 +91,7 @@ export function madeObjects(migrations) {
         create(migration, {
           ...base,
           kind: "table",
-          name: table,
+          name: /** @type {string} */ (table),
           columns: columnsOf(code, match.index + match[0].length),
           comment: null,
         });
@@ -100,10 +100,10 @@ export function madeObjects(migrations) {
       const object = made.get(`table ${table}`);
       if (!object) continue;
       if (object.migrations.at(-1) !== migration) object.migrations.push(migration);
-      for (const [, action, definition] of clauses.matchAll(COLUMN_CLAUSE)) {
-        const column = columnOf(definition);
+      for (const [, action, definition] of /** @type {string} */ (clauses).matchAll(COLUMN_CLAUSE)) {
+        const column = columnOf(/** @type {string} */ (definition));
         object.columns = object.columns?.filter(([name]) => name !== column[0]);
-        if (action.toUpperCase() === "ADD") object.columns?.push(column);
+        if (/** @type {string} */ (action).toUpperCase() === "ADD") object.columns?.push(column);
       }
     }
     for (const [, table, comment] of code.matchAll(TABLE_COMMENT)) {
@@ -135,12 +135,12 @@ export function madeObjects(migrations) {
     }
     for (const [statement, condition, index, table, rest] of code.matchAll(INDEX_STATEMENT))
       indexes.push({
-        rest,
+        rest: /** @type {string} */ (rest),
         object: {
           ...base,
           kind: "index",
-          name: index,
-          table,
+          name: /** @type {string} */ (index),
+          table: /** @type {string} */ (table),
           definition: statement.trim(),
           ifNotExists: Boolean(condition),
         },

@@ -68,7 +68,7 @@ async function check(root: string, baseUrl: string | undefined): Promise<Line[]>
   try {
     parts = await loadParts();
   } catch (error) {
-    const said = (error instanceof Error ? error.message : String(error)).split("\n")[0].slice(0, MAX_SAID);
+    const said = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, MAX_SAID);
     return [
       ...lines,
       [
@@ -323,7 +323,7 @@ void check(process.cwd(), values.url).then(
   },
   (error: unknown) => {
     // A file the install writes is missing or unreadable: one line, not a stack trace.
-    const said = (error instanceof Error ? error.message : String(error)).split("\n")[0].slice(0, MAX_SAID);
+    const said = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, MAX_SAID);
     console.log(`FAIL install: ${said}; run npm run host:install again`);
     process.exitCode = 1;
   },
