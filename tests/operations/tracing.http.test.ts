@@ -102,7 +102,7 @@ describe("tracing over OTLP/HTTP", () => {
     expect(
       queries.some(
         (s) =>
-          s.name === "lead_intake:db_query" && String(attribute(s, "db.query.text")).includes("INSERT INTO referrals"),
+          s.name === "lead_intake:db_query" && /INSERT INTO "referrals"/.test(String(attribute(s, "db.query.text"))),
       ),
     ).toBe(true);
     expect(queries.length, found.map((s) => s.name).join()).toBeGreaterThan(0);
