@@ -167,7 +167,7 @@ function refusalHeaders(refusal: ApiError): Record<string, string> | undefined {
  */
 function methodOf(request: Request): string {
   const guarded = (globalThis as Record<symbol, unknown>)[Symbol.for(methodGuard.guardLoaded)] === true;
-  return (guarded && request.headers.get(methodGuard.originalMethodHeader)) || request.method;
+  return (guarded ? request.headers.get(methodGuard.originalMethodHeader) : null) ?? request.method;
 }
 
 /** A data operation: needs the key, and the start-up work done (lib/startup/service.ts). */

@@ -87,9 +87,10 @@ function modelNames<M extends HostModel>(model: M) {
     table: column,
     /** The host's column of each field; null only where the host may lack it. */
     columns: z.strictObject(
-      Object.fromEntries(fields.map((f) => [f, optional.has(f) ? column.nullable() : column])) as {
-        [F in HostField<M>]: z.ZodString | z.ZodNullable<z.ZodString>;
-      },
+      Object.fromEntries(fields.map((f) => [f, optional.has(f) ? column.nullable() : column])) as Record<
+        HostField<M>,
+        z.ZodString | z.ZodNullable<z.ZodString>
+      >,
     ),
     /** Fields whose column is of an enum type, and that type's name: written cast to it, read as text. */
     enums: z.partialRecord(field, column),
