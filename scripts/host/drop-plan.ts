@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type pg from "pg";
-import type { MigrationChecksums } from "../../lib/db/migrate";
+import { landedChecksums, type MigrationChecksums } from "../../lib/db/migrate";
 import { madeObjects, readMigrationTexts, type MadeObject } from "../../lib/db/migration-objects.mjs";
 
 export interface DropPlan {
@@ -51,8 +51,9 @@ const listed = (names: string[]) =>
 export async function planDrops(client: pg.Client, migrationsDir: string): Promise<DropPlan> {
   const { objects } = madeObjects(readMigrationTexts(migrationsDir));
   const checksums = JSON.parse(readFileSync(path.join(migrationsDir, "checksums.json"), "utf8")) as MigrationChecksums;
+  const landed = landedChecksums(checksums, path.join(migrationsDir, "../.."));
   const isModules = (migration: string, checksum: string) =>
-    checksums.landed[migration] === checksum || checksums.earlier[checksum] === migration;
+    landed[migration] === checksum || checksums.earlier[checksum] === migration;
   const query = async <Row extends object>(text: string, values: unknown[] = []) =>
     (await client.query<Row>(text, values)).rows;
 
