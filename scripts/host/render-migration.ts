@@ -3,42 +3,91 @@ import { HOST_FIELDS, type HostModel, type HostNames } from "@/lib/db/host-names
 /**
  * A module migration in the host's names: each quoted table or column of a host table it names (in string literals
  * too), and Prisma's default name for each index on one; comments and all else kept, so own names give the same text.
- * A statement on a table the host lacks is left out; a column name two of its host tables map differently throws.
+ * A statement on a table the host lacks is left out; a column name two host tables of one statement map differently
+ * throws.
  */
 export function renderMigration(sql: string, from: HostNames, to: HostNames): string {
   const names = namesOf(from, to);
-  const referenced = new Set<HostModel>();
   const tokens = tokenize(sql);
-  for (const token of tokens) {
-    const model = isName(token) ? names.tableModel.get(unquote(token)) : undefined;
-    if (model) referenced.add(model);
-  }
-  const rename = (name: string): string | null => {
-    const model = names.tableModel.get(name);
-    if (model) return names.tables.get(model) ?? null;
-    const column = columnOf(name, referenced, names);
-    if (column !== undefined) return column;
-    return indexName(name, names);
-  };
+  const statements = splitStatements(tokens);
+  const inMigration = new Set(statements.flatMap((statement) => [...tablesNamed(statement, names)]));
   let out = "";
-  let statement = "";
-  let dropped = false;
-  for (const token of tokens) {
-    let text = token.text;
-    if (isName(token)) {
+  for (const statement of statements) {
+    // A statement's columns are those of the tables it names; a trigger function's, of those its migration names.
+    const named = tablesNamed(statement, names);
+    const referenced = named.size ? named : inMigration;
+    const scopes = columnListTables(statement, names);
+    const rename = (name: string, index: number): string | null => {
+      const model = names.tableModel.get(name);
+      if (model) return names.tables.get(model) ?? null;
+      const listed = scopes.get(index);
+      const column = listed ? columnOf(name, new Set([listed]), names) : undefined;
+      return column ?? columnOf(name, referenced, names) ?? indexName(name, names);
+    };
+    let text = "";
+    let dropped = false;
+    statement.forEach((token, index) => {
+      if (!isName(token)) {
+        text += token.text;
+        return;
+      }
       const name = unquote(token);
-      const renamed = rename(name);
+      const renamed = rename(name, index);
       if (renamed === null) dropped = true;
-      else if (renamed !== name) text = requote(token, renamed);
-    }
-    statement += text;
-    if (token.kind === "end") {
-      if (!dropped) out += statement;
-      statement = "";
-      dropped = false;
-    }
+      else text += renamed === name ? token.text : requote(token, renamed);
+    });
+    if (!dropped) out += text;
   }
-  return out + (dropped ? "" : statement);
+  return out;
+}
+
+/** The tokens of each top-level statement, its `;` included. */
+function splitStatements(tokens: Token[]): Token[][] {
+  const statements: Token[][] = [[]];
+  for (const token of tokens) {
+    statements.at(-1)!.push(token);
+    if (token.kind === "end") statements.push([]);
+  }
+  return statements;
+}
+
+/**
+ * The table of each name inside a parenthesized list that follows a host table's name, `"referrals" (...)` or
+ * `REFERENCES "customers"("id")`, by the name's index in the statement: a column there is that table's.
+ */
+function columnListTables(statement: Token[], names: Names): Map<number, HostModel> {
+  const tables = new Map<number, HostModel>();
+  const open: { model: HostModel; depth: number }[] = [];
+  let depth = 0;
+  let pending: HostModel | undefined;
+  statement.forEach((token, index) => {
+    if (isName(token)) {
+      pending = names.tableModel.get(unquote(token));
+      if (!pending && open.length) tables.set(index, open.at(-1)!.model);
+      return;
+    }
+    for (const char of token.text) {
+      if (char === "(") {
+        depth++;
+        if (pending) open.push({ model: pending, depth });
+      } else if (char === ")") {
+        if (open.at(-1)?.depth === depth) open.pop();
+        depth--;
+      }
+      if (!/\s/.test(char)) pending = undefined;
+    }
+  });
+  return tables;
+}
+
+/** The host models whose tables a statement names. */
+function tablesNamed(statement: Token[], names: Names): Set<HostModel> {
+  const models = new Set<HostModel>();
+  for (const token of statement) {
+    const model = isName(token) ? names.tableModel.get(unquote(token)) : undefined;
+    if (model) models.add(model);
+  }
+  return models;
 }
 
 interface Names {
@@ -77,7 +126,7 @@ function columnOf(name: string, referenced: ReadonlySet<HostModel>, names: Names
   }
   if (found.size > 1)
     throw new Error(
-      `column ${name} of the module is ${[...found].join(" and ")} in the host's tables this migration names`,
+      `column ${name} of the module is ${[...found].join(" and ")} in the host's tables one statement names`,
     );
   const [column] = found;
   // A column the host lacks keeps its name: the migration checks for it before using it.

@@ -41,7 +41,16 @@ describe("a module migration rendered with a host's names", async () => {
     expect(rendered).toContain(`"Deal_referrerCustomerId_id_idx"`);
   });
 
-  it("refuses a column name the tables a migration names map to different host columns", () => {
+  it("renames a column by the tables of its own statement, so two tables may map one column differently", () => {
+    const names = structuredClone(MAPPED_HOST);
+    names.Customer.columns.name = "fullName";
+    names.User.columns.name = "displayName";
+    const hostTables = renderMigration(text("_host_tables"), OWN_NAMES, names);
+    expect(hostTables).toMatch(/CREATE TABLE IF NOT EXISTS "Contact" \([^;]*"fullName" TEXT NOT NULL/);
+    expect(hostTables).toMatch(/CREATE TABLE IF NOT EXISTS "Member" \([^;]*"displayName" TEXT NOT NULL/);
+  });
+
+  it("refuses a column name the tables one statement names map to different host columns", () => {
     const names = structuredClone(MAPPED_HOST);
     names.Referral.columns.createdAt = "openedAt";
     expect(() => renderMigration(`SELECT "created_at" FROM "customers", "referrals";`, OWN_NAMES, names)).toThrow(
