@@ -1,10 +1,13 @@
 // What `host:uninstall` drops from the host's database: only what the module's migrations made, recorded as applied
 // with the module's checksums, and still as they left it; every other object of a module name stays, named with why.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type pg from "pg";
 import { landedChecksums, type MigrationChecksums } from "../../lib/db/migrate";
+import { HOST_NAMES, type HostNames } from "../../lib/db/host-names";
 import { madeObjects, readMigrationTexts, type MadeObject } from "../../lib/db/migration-objects.mjs";
+import { renderMigration } from "./render-migration";
 
 export interface DropPlan {
   /** What goes, in the order it is dropped (triggers, indexes, tables, functions), with its statement. */
@@ -45,15 +48,21 @@ const listed = (names: string[]) =>
     : names.join(", ");
 
 /**
- * Reads the database (in the caller's transaction, if any) against the migrations in `migrationsDir` and its
- * checksums.json, and decides what goes; it changes nothing.
+ * Reads the database (in the caller's transaction, if any) against the migrations in `migrationsDir`, in the host's
+ * `names`, and its checksums.json, and decides what goes; it changes nothing.
  */
-export async function planDrops(client: pg.Client, migrationsDir: string): Promise<DropPlan> {
-  const { objects } = madeObjects(readMigrationTexts(migrationsDir));
+export async function planDrops(client: pg.Client, migrationsDir: string, names: HostNames): Promise<DropPlan> {
+  // The migrations as the install wrote them into this host: in its names, with the checksums of those texts.
+  const texts = readMigrationTexts(migrationsDir).map(({ name, sql }) => ({
+    name,
+    sql: renderMigration(sql, HOST_NAMES, names),
+  }));
+  const { objects } = madeObjects(texts);
+  const rendered = new Map(texts.map(({ name, sql }) => [name, createHash("sha256").update(sql).digest("hex")]));
   const checksums = JSON.parse(readFileSync(path.join(migrationsDir, "checksums.json"), "utf8")) as MigrationChecksums;
   const landed = landedChecksums(checksums, path.join(migrationsDir, "../.."));
   const isModules = (migration: string, checksum: string) =>
-    landed[migration] === checksum || checksums.earlier[checksum] === migration;
+    landed[migration] === checksum || checksums.earlier[checksum] === migration || rendered.get(migration) === checksum;
   const query = async <Row extends object>(text: string, values: unknown[] = []) =>
     (await client.query<Row>(text, values)).rows;
 

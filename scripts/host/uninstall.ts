@@ -6,6 +6,7 @@ import path from "node:path";
 import * as nextEnv from "@next/env";
 import pg from "pg";
 import { classifyFailure } from "../../lib/db/failures";
+import { HOST_NAMES, parseHostNames, type HostNames } from "../../lib/db/host-names";
 import { applyDrops, planDrops, planLines } from "./drop-plan";
 import { commandLine } from "./command-line";
 import { refuse, refusalSentence, type HostFolder } from "./host-folder";
@@ -13,6 +14,7 @@ import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { withoutServerExternalPackages } from "./next-config";
 import { planNextTypes } from "./next-types";
+import { NAMES_FILE } from "./plan-install";
 import { migrationsOf, packageManagerOf, schemaHomeOf, sourceRootOf } from "./project-info";
 import { readRecord } from "./record";
 import { withoutAdded } from "./schema-removal";
@@ -28,6 +30,19 @@ const ENV_FILES = [".env.production.local", ".env.local", ".env.production", ".e
 /** How long the drops wait for the host's tables (a trigger's drop locks its table) before giving up. */
 const LOCK_TIMEOUT = "10s";
 
+/** The host's names the install wrote its migrations in; the module's own where an earlier install wrote none. */
+function hostNamesOf(host: HostFolder, sourceRoot: string): HostNames {
+  const text = host.readText(`${sourceRoot}${NAMES_FILE}`);
+  if (text === undefined) return HOST_NAMES;
+  try {
+    return parseHostNames(JSON.parse(text));
+  } catch (error) {
+    refuse(
+      `${sourceRoot}${NAMES_FILE} cannot be read (${refusalSentence(error)}); put back the file the install wrote`,
+    );
+  }
+}
+
 const sha256 = (content: Buffer) => createHash("sha256").update(content).digest("hex");
 
 async function main(): Promise<void> {
@@ -39,8 +54,9 @@ async function main(): Promise<void> {
   const manager = packageManagerOf(host);
   const schemaHome = schemaHomeOf(host);
   const schemaTexts = schemaHome.schema.files.map((file) => host.readText(file) ?? "");
+  const sourceRoot = sourceRootOf(host);
   const record = readRecord(host, {
-    sourceRoot: sourceRootOf(host),
+    sourceRoot,
     migrations: migrationsOf(schemaHome, schemaTexts),
     schemaFiles: schemaHome.schema.files,
   });
@@ -80,11 +96,12 @@ async function main(): Promise<void> {
   const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
   env.loadEnvConfig(host.root, false, { info: () => {}, error: () => {} });
   const url = process.env.DATABASE_URL;
+  const names = hostNamesOf(host, sourceRoot);
 
   if (!yes) {
     lines.push(
       ...(url
-        ? await inDatabase(url, "read", async (client) => planLines(await planDrops(client, MIGRATIONS)))
+        ? await inDatabase(url, "read", async (client) => planLines(await planDrops(client, MIGRATIONS, names)))
         : ["- database: not read, as DATABASE_URL is not set (in the environment or the host's .env files)"]),
     );
     console.log([`host:uninstall would take the Lead Intake module out of ${host.root}:`, ...lines].join("\n"));
@@ -94,7 +111,7 @@ async function main(): Promise<void> {
   if (!url) refuse("DATABASE_URL is not set (in the environment or the host's .env files)");
   lines.push(
     ...(await inDatabase(url, "dropped", async (client) => {
-      const plan = await planDrops(client, MIGRATIONS);
+      const plan = await planDrops(client, MIGRATIONS, names);
       await applyDrops(client, plan);
       return planLines(plan);
     })),
