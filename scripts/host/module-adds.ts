@@ -5,7 +5,7 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { MODULE_FILES, moduleFiles, PRELOAD_FILE } from "./manifest";
-import { fields, models, parseSchema } from "./prisma-names";
+import { fields, indexesOf, indexText, models, parseSchema } from "./prisma-names";
 import { hostPathOf, type HostProject } from "./project-info";
 import { HOST_OWN_FIELDS } from "./schema";
 
@@ -90,14 +90,18 @@ export function moduleHostFiles(layout: Pick<HostProject, "sourceRoot" | "migrat
   return new Set([...moduleFiles(MODULE_ROOT), ...generated].map((file) => hostPathOf(layout, file)));
 }
 
-/** The module's models, each with its fields; an install adds a model whole, or of its fields those not the host's. */
-export function moduleModels(): Map<string, { fields: Set<string>; addable: Set<string> }> {
+/**
+ * The module's models, each with its fields and its `@@index` entries (as `@@index([...])`); an install adds a model
+ * whole, or of its fields those not the host's, and to a host model the indexes it lacks.
+ */
+export function moduleModels(): Map<string, { fields: Set<string>; addable: Set<string>; indexes: Set<string> }> {
   const schema = parseSchema(readFileSync(path.join(MODULE_ROOT, "prisma/schema.prisma"), "utf8"));
   return new Map(
     models(schema).map((model) => {
       const names = fields(model).map((f) => f.name);
       const addable = names.filter((name) => !HOST_OWN_FIELDS.has(`${model.name}.${name}`));
-      return [model.name, { fields: new Set(names), addable: new Set(addable) }];
+      const indexes = new Set(indexesOf(model).map(({ keys }) => indexText(keys)));
+      return [model.name, { fields: new Set(names), addable: new Set(addable), indexes }];
     }),
   );
 }

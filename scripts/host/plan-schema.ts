@@ -7,6 +7,7 @@ import { CONFIG_FILE, parseNamesConfig, type NamesConfig } from "./names-config"
 import { proposedConfig } from "./names-proposal";
 import { models, parseSchema } from "./prisma-names";
 import type { HostProject } from "./project-info";
+import type { ModelMap } from "./schema";
 import { mergeSchemaFiles } from "./schema-files";
 
 export const HOST_SCHEMA = "prisma/schema.prisma";
@@ -70,4 +71,24 @@ export function planSchema(
   const merge = mergeSchemaFiles(files, moduleText, resolution, addedBefore, newFile);
   if (merge.conflicts.length) refuse(`${where}: ${merge.conflicts.join("; ")}`);
   return { changed: merge.changed, added: merge.added, where, names: resolution.names! };
+}
+
+/**
+ * The host's model and fields for each of the module's host models, as the install resolved them (its schema and
+ * lead-intake.config.json): how `host:uninstall` finds what the install added to them. The module's own names where
+ * the schema or the config cannot be read.
+ */
+export function hostModelMap(host: HostFolder, files: string[], moduleRoot: string): ModelMap {
+  try {
+    const moduleSchema = parseSchema(readFileSync(path.join(moduleRoot, HOST_SCHEMA), "utf8"));
+    const texts = files.map((file) => host.readText(file) ?? "");
+    const hostSchema = parseSchema(texts.map((text) => (text.endsWith("\n") ? text : `${text}\n`)).join(""));
+    const configText = host.readText(CONFIG_FILE);
+    const parsed = configText === undefined ? undefined : parseNamesConfig(configText);
+    const config = parsed && "config" in parsed ? (parsed.config as NamesConfig) : undefined;
+    const { models, fields } = hostNamesOf(moduleSchema, hostSchema, config);
+    return { models, fields };
+  } catch {
+    return { models: {}, fields: {} };
+  }
 }

@@ -35,3 +35,29 @@ export function columnFields(schema: Schema, model: Model): Field[] {
   );
   return fields(model).filter((f) => !objects.has(String(f.fieldType)));
 }
+
+/** A field of an index, descending where its `sort: Desc` says so. */
+export interface IndexKey {
+  field: string;
+  desc: boolean;
+}
+
+/** A model's `@@index` attributes: each one's fields in order, and its line (from 0). */
+export function indexesOf(model: Model): { keys: IndexKey[]; line: number }[] {
+  return model.properties.flatMap((p) => {
+    if (p.type !== "attribute" || p.kind !== "object" || p.name !== "index") return [];
+    const list = p.args?.[0]?.value as { type?: string; args?: unknown[] } | undefined;
+    if (list?.type !== "array") return [];
+    const keys = (list.args ?? []).map((arg): IndexKey => {
+      if (typeof arg === "string") return { field: arg, desc: false };
+      const call = arg as { name: string; params?: { type: string; key?: string; value?: unknown }[] };
+      const desc = (call.params ?? []).some((q) => q.type === "keyValue" && q.key === "sort" && q.value === "Desc");
+      return { field: call.name, desc };
+    });
+    return [{ keys, line: (p.location?.startLine ?? 1) - 1 }];
+  });
+}
+
+/** An index as a schema line declares it, without its indentation: `@@index([referrerCustomerId, id(sort: Desc)])`. */
+export const indexText = (keys: IndexKey[]) =>
+  `@@index([${keys.map((k) => (k.desc ? `${k.field}(sort: Desc)` : k.field)).join(", ")}])`;

@@ -29,7 +29,10 @@ const recordSchemaOf = (inside: (relative: string) => boolean) => {
     files: z.record(insidePath, z.string().regex(/^[0-9a-f]{64}$/, { message: "is not a SHA-256" })),
     /** The packages the install added to package.json, with the version it wrote. */
     packages: z.record(z.string(), z.string()).default({}),
-    /** The models and fields the install added to the Prisma schema, as `Model` or `Model.field`. */
+    /**
+     * The models, fields and indexes the install added to the Prisma schema, as `Model`, `Model.field` or
+     * `Model@@index([...])`, by the module's names.
+     */
     schema: z.array(z.string()).default([]),
     /** The package.json scripts the install set: what was there before (null: none) and what it wrote. */
     scripts: z.record(z.string(), z.object({ before: z.string().nullable(), after: z.string() })).default({}),
@@ -115,6 +118,12 @@ function foreignEntry(host: HostFolder, layout: RecordedHost, record: InstallRec
   const ours = moduleModels();
   const theirs = new Map(hostModels(host, layout.schemaFiles).map((model) => [model.name, model]));
   for (const entry of record.schema) {
+    const index = /^(\w+)(@@index\(.*\))$/.exec(entry);
+    if (index) {
+      if (!ours.get(index[1]!)?.indexes.has(index[2]!))
+        return `schema names ${entry}, which is not an index the module's install adds`;
+      continue;
+    }
     const [modelName, fieldName, ...rest] = entry.split(".");
     const model = ours.get(modelName);
     if (!model || rest.length || (fieldName !== undefined && !model.addable.has(fieldName)))

@@ -1,6 +1,6 @@
 import { printSchema, type Field, type Model } from "@mrleebo/prisma-ast";
 import { validate } from "@prisma/prisma-schema-wasm";
-import { columnFields, columnOf, fields, models, parseSchema, tableOf } from "./prisma-names";
+import { columnFields, columnOf, fields, indexesOf, indexText, models, parseSchema, tableOf } from "./prisma-names";
 
 /** The host's model for each of the module's host models (null: none) and its field for each module field. */
 export interface ModelMap {
@@ -79,6 +79,35 @@ export function mergeSchemas(
       .map((m) => m.name),
   );
 
+  /**
+   * The module's `@@index` entries of a host model that the host's lacks, in the host's field names (its migrations
+   * create them on the host's table under Prisma's default name: scripts/host/render-migration.ts), after the model's
+   * last attribute, else after its last field and a blank line. One on a field the host has not (null) is not made.
+   */
+  const addIndexes = (wanted: Model, existing: Model) => {
+    const own = new Set(indexesOf(existing).map(({ keys }) => indexText(keys)));
+    const lines: string[] = [];
+    for (const { keys } of indexesOf(wanted)) {
+      const hostKeys = keys.map((key) => ({ ...key, field: names.fields[wanted.name]?.[key.field] }));
+      if (hostKeys.some((key) => key.field === null)) continue;
+      const text = indexText(keys.map((key, i) => ({ ...key, field: hostKeys[i]?.field ?? key.field })));
+      if (own.has(text)) continue;
+      lines.push(`  ${text}`);
+      added.push(`${wanted.name}${indexText(keys)}`);
+    }
+    if (!lines.length) return;
+    const attributes = existing.properties.filter((p) => p.type === "attribute");
+    const last = (nodes: { location?: { startLine?: number } }[]) => Math.max(...nodes.map(lineOf));
+    const after = attributes.length
+      ? last(attributes)
+      : fields(existing).length
+        ? last(fields(existing))
+        : lineOf(existing);
+    const at = inserts.get(after) ?? [];
+    at.push(...(attributes.length ? lines : ["", ...lines]));
+    inserts.set(after, at);
+  };
+
   for (const wanted of models(ours)) {
     const existing = hostModelOf(wanted);
     if (!existing) {
@@ -128,6 +157,7 @@ export function mergeSchemas(
       inserts.set(after, lines);
       added.push(name);
     }
+    if (isHostModel(wanted)) addIndexes(wanted, existing);
   }
   const schema =
     [...hostLines.flatMap((line, i) => [line, ...(inserts.get(i) ?? [])]), ...appended.flatMap((m) => ["", m])].join(

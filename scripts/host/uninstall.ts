@@ -15,6 +15,7 @@ import { STATE_FILE } from "./manifest";
 import { withoutServerExternalPackages } from "./next-config";
 import { planNextTypes } from "./next-types";
 import { NAMES_FILE } from "./plan-install";
+import { hostModelMap } from "./plan-schema";
 import { migrationsOf, packageManagerOf, schemaHomeOf, sourceRootOf } from "./project-info";
 import { readRecord } from "./record";
 import { withoutAdded } from "./schema-removal";
@@ -175,7 +176,8 @@ function planPackageJson(host: HostFolder, record: ReturnType<typeof readRecord>
 
 /**
  * The host's schema (where the install found it: a file or a folder of files, in the app or a workspace package)
- * without the models and fields the install added; a file of a folder left with nothing, the install's, goes.
+ * without the models, fields and indexes the install added (found by the host's names for the module's models); a
+ * file of a folder left with nothing, the install's, goes.
  */
 function planSchema(
   host: HostFolder,
@@ -184,11 +186,12 @@ function planSchema(
 ): string[] {
   if (!record.schema.length || !schema.files.length) return [];
   const gone = new Set(record.schema);
+  const names = hostModelMap(host, schema.files, MODULE_ROOT);
   for (const file of schema.files) {
     const text = host.readText(file) ?? "";
     let result: ReturnType<typeof withoutAdded>;
     try {
-      result = withoutAdded(text, record.schema);
+      result = withoutAdded(text, record.schema, names);
     } catch (error) {
       refuse(`${file} cannot be read as a Prisma schema (${(error as Error).message.split("\n")[0]})`);
     }

@@ -103,10 +103,13 @@ describe("a symlinked file in a schema folder is read as Prisma reads it, or ref
     });
     const result = runHostScript("install", [host]);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).not.toMatch(/added[^\n]*\bAuditEntry\b/);
+    // The model is not added; its index (AuditEntry@@index([referralId])) goes into the host's, through the link.
+    expect(result.stdout).not.toMatch(/added[^\n]*\bAuditEntry\b(?!@@)/);
     const added = readFileSync(path.join(host, "prisma/schema/lead_intake.prisma"), "utf8");
     expect(added).not.toContain("model AuditEntry");
-    expect(readFileSync(path.join(host, "prisma/schema/audit_entry.prisma"), "utf8")).toMatch(/^model AuditEntry /);
+    const linked = readFileSync(path.join(host, "prisma/schema/audit_entry.prisma"), "utf8");
+    expect(linked).toMatch(/^model AuditEntry /);
+    expect(linked).toContain("\n  @@index([referralId])\n}");
   });
 
   it("linked out of the host: refused, and the file it points at is not read into the schema", () => {

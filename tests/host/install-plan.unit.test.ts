@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -103,6 +103,87 @@ describe("the plan of a host with its own names", () => {
       sentence = refusalSentence(error);
     }
     expect(sentence).toBe("Customer.sourceType maps to Contact.source, an Int; map it to a field of type String");
+  });
+});
+
+describe("the indexes the module's migrations put on the host's tables, in the plan of a fixture host", () => {
+  const folder = mkdtempSync(path.join(tmpdir(), "lead-intake-plan-"));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  /** A model's lines in a schema text, from its `model` line to its closing brace. */
+  const modelLines = (schema: string, model: string) => {
+    const lines = schema.split("\n");
+    const start = lines.indexOf(`model ${model} {`);
+    return lines.slice(start, lines.indexOf("}", start) + 1);
+  };
+  const RECORDED = [
+    "Customer@@index([kind])",
+    "Referral@@index([referrerCustomerId, id(sort: Desc)])",
+    "Referral@@index([assignedAgentId])",
+    "AuditEntry@@index([referralId])",
+  ];
+
+  it.each([
+    [
+      "host-app-own-names",
+      {
+        Contact: ["@@index([kind])"],
+        Deal: ["@@index([introducerId, id(sort: Desc)])", "@@index([ownerId])"],
+        ActivityLog: ["@@index([dealId])"],
+      },
+    ],
+    [
+      "host-app-default-names",
+      {
+        Customer: ["@@index([kind])"],
+        Referral: ["@@index([referrerCustomerId, id(sort: Desc)])", "@@index([assignedAgentId])"],
+        AuditEntry: ["@@index([referralId])"],
+      },
+    ],
+  ])("%s: each as an @@index of the host's model in its field names, after a blank line, recorded", (overlay, want) => {
+    rmSync(folder, { recursive: true, force: true });
+    cpSync(path.join(FIXTURES, "host-app"), folder, { recursive: true });
+    cpSync(path.join(FIXTURES, overlay), folder, { recursive: true });
+    const before = readFileSync(path.join(folder, "prisma/schema.prisma"), "utf8");
+    const plan = planOf(folder) as InstallPlan;
+    const schema = written(plan, "prisma/schema.prisma");
+    for (const [model, indexes] of Object.entries(want)) {
+      const lines = modelLines(schema, model);
+      // The model's own lines, then a blank line and the indexes, right before its closing brace.
+      expect(lines.slice(-indexes.length - 2)).toEqual(["", ...indexes.map((line) => `  ${line}`), "}"]);
+    }
+    expect(schema.match(/@@index/g)).toHaveLength(4);
+    // Every line of the host's stays, in order: the merge only adds lines.
+    const hostLines = before.replace(/\n$/, "").split("\n");
+    let next = 0;
+    for (const line of schema.split("\n")) if (line === hostLines[next]) next++;
+    expect(next).toBe(hostLines.length);
+    expect(plan.schema.added).toEqual(expect.arrayContaining(RECORDED));
+    const record = JSON.parse(written(plan, STATE_FILE)) as { schema: string[] };
+    expect(record.schema.filter((entry) => entry.includes("@@"))).toEqual(RECORDED);
+  });
+
+  it("adds none the host's model declares already, nor one on a field the host has not", () => {
+    rmSync(folder, { recursive: true, force: true });
+    cpSync(path.join(FIXTURES, "host-app"), folder, { recursive: true });
+    cpSync(path.join(FIXTURES, "host-app-own-names"), folder, { recursive: true });
+    const file = path.join(folder, "prisma/schema.prisma");
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace(
+        "  activity         ActivityLog[]\n}",
+        "  activity         ActivityLog[]\n\n  @@index([introducerId, id(sort: Desc)])\n}",
+      ),
+    );
+    const config = path.join(folder, "lead-intake.config.json");
+    const names = JSON.parse(readFileSync(config, "utf8")) as {
+      models: Record<string, { fields: Record<string, string | null> } | null>;
+    };
+    names.models.Referral!.fields.assignedAgentId = null;
+    writeFileSync(config, JSON.stringify(names));
+    const plan = planOf(folder) as InstallPlan;
+    const deal = modelLines(written(plan, "prisma/schema.prisma"), "Deal");
+    expect(deal.filter((line) => line.includes("@@index"))).toEqual(["  @@index([introducerId, id(sort: Desc)])"]);
+    expect(plan.schema.added.filter((entry) => entry.startsWith("Referral@@"))).toEqual([]);
   });
 });
 
