@@ -4,17 +4,15 @@ import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations } from "@/lib/db/migrate";
-import type { TestDatabase } from "../helpers/db";
 import { HOST_MIGRATION, hostDatabase } from "../helpers/host-database";
 import { hostCopy, ROOT, runHostScript } from "../helpers/host-install-run";
 
 /**
  * `host:check` in a host with names of its own (Contact, Member, Deal and ActivityLog, a DealStage enum, timestamps
  * without time zone): its names agree with the database the host's and the module's migrations made, and each way the
- * database then stops agreeing is one FAIL line naming the field, the host's column, what was found and the fix.
+ * database then stops agreeing is one FAIL line naming the field, the host's column, what was found and the fix. A
+ * host in Prisma's default naming (tables "Customer", columns "mobileNumber") agrees too.
  */
-
-const OWN_NAMES = path.join(ROOT, "tests/fixtures/host-app-own-names");
 
 /** The module's migrations as the install wrote them into the host, in its names. */
 function installedMigrations(host: string) {
@@ -29,52 +27,58 @@ function installedMigrations(host: string) {
     });
 }
 
-describe("host:check on a host with names of its own", { timeout: 120_000 }, () => {
-  let folders: ReturnType<typeof hostCopy>;
-  let db: TestDatabase;
-  let env: NodeJS.ProcessEnv;
+/**
+ * A copy of the fixture host with an overlay of tests/fixtures, the module installed, its packages and client as the
+ * printed steps make them, and a database with the host's migration and the module's as the install wrote them.
+ */
+async function installedHost(overlay: string) {
+  const folders = hostCopy();
+  cpSync(path.join(ROOT, "tests/fixtures", overlay), folders.host, { recursive: true });
+  const installed = runHostScript("install", [folders.host]);
+  expect(installed.status, installed.stderr).toBe(0);
+  const db = await hostDatabase(folders.host);
+  await applyMigrations(db.url, installedMigrations(folders.host), 10);
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(folders.host, "node_modules"));
+  const env = { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: "package.json" };
+  const generated = spawnSync(path.join(ROOT, "node_modules/.bin/prisma"), ["generate"], {
+    cwd: folders.host,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  expect(generated.status, generated.stderr).toBe(0);
+  return { folders, db, env: { ...env, LEADS_API_KEY: "k".repeat(40) } };
+}
 
-  /** `npm run host:check` as the host runs it, in its folder: its lines. */
-  const hostCheck = () => {
-    const result = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check.ts"], {
-      cwd: folders.host,
-      env,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(result.stderr).toBe("");
-    return { status: result.status, lines: result.stdout.trim().split("\n") };
-  };
-  /** No host server runs here, so the gate line fails: the check never passes without one. */
-  const notGate = (line: string) => !line.startsWith("FAIL gate: ");
+/** `npm run host:check` as the host runs it, in its folder: its exit status and lines. */
+function hostCheck(host: string, env: NodeJS.ProcessEnv) {
+  const result = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check.ts"], {
+    cwd: host,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  expect(result.stderr).toBe("");
+  return { status: result.status, lines: result.stdout.trim().split("\n") };
+}
+
+/** No host server runs here, so the gate line fails: the check never passes without one. */
+const notGate = (line: string) => !line.startsWith("FAIL gate: ");
+
+describe("host:check on a host with names of its own", { timeout: 120_000 }, () => {
+  let host: Awaited<ReturnType<typeof installedHost>>;
 
   beforeAll(async () => {
-    folders = hostCopy();
-    cpSync(OWN_NAMES, folders.host, { recursive: true });
-    const installed = runHostScript("install", [folders.host]);
-    expect(installed.status, installed.stderr).toBe(0);
-    db = await hostDatabase(folders.host);
-    await applyMigrations(db.url, installedMigrations(folders.host), 10);
-    // The printed steps: the packages installed, the host's client generated.
-    symlinkSync(path.join(ROOT, "node_modules"), path.join(folders.host, "node_modules"));
-    env = { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: "package.json" };
-    const generated = spawnSync(path.join(ROOT, "node_modules/.bin/prisma"), ["generate"], {
-      cwd: folders.host,
-      env,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(generated.status, generated.stderr).toBe(0);
-    env.LEADS_API_KEY = "k".repeat(40);
+    host = await installedHost("host-app-own-names");
   });
 
   afterAll(async () => {
-    await db?.sql.end();
-    if (folders) rmSync(folders.parent, { recursive: true, force: true });
+    await host?.db.sql.end();
+    if (host) rmSync(host.folders.parent, { recursive: true, force: true });
   });
 
   it("says every line ok, the names agreeing with the database, each table and column by the host's name", () => {
-    const { status, lines } = hostCheck();
+    const { status, lines } = hostCheck(host.folders.host, host.env);
     expect(status).toBe(1);
     expect(lines.filter((line) => !line.startsWith("ok "))).toEqual([expect.stringMatching(/^FAIL gate: /)]);
     expect(lines).toContain(
@@ -89,14 +93,14 @@ describe("host:check on a host with names of its own", { timeout: 120_000 }, () 
   });
 
   it("names each disagreement in one FAIL line with its fix, and exits 1", async () => {
-    await db.sql.query(`
+    await host.db.sql.query(`
       ALTER TYPE "DealStage" RENAME VALUE 'Assigned' TO 'Given';
       ALTER TABLE "Deal" DROP COLUMN "notes";
       ALTER TABLE "Deal" ALTER COLUMN "ownerId" TYPE bigint;
       ALTER TABLE "Contact" ALTER COLUMN "createdAt" TYPE timestamptz(3);
       ALTER TABLE "Member" ALTER COLUMN "displayName" DROP NOT NULL;
       ALTER TABLE "ActivityLog" RENAME TO "ActivityLogs";`);
-    const { status, lines } = hostCheck();
+    const { status, lines } = hostCheck(host.folders.host, host.env);
     expect(status).toBe(1);
     const remap = "map the field to another column in lead-intake.config.json and run npm run host:install again";
     expect(lines.filter((line) => !line.startsWith("ok ") && notGate(line))).toEqual([
@@ -116,5 +120,24 @@ describe("host:check on a host with names of its own", { timeout: 120_000 }, () 
         "again",
     ]);
     expect(lines.filter((line) => line.startsWith("ok   names"))).toEqual([]);
+  });
+});
+
+describe("host:check on a host in Prisma's default naming", { timeout: 120_000 }, () => {
+  it("says every line ok, with the module's model names as the host's tables", async () => {
+    const host = await installedHost("host-app-default-names");
+    try {
+      const { status, lines } = hostCheck(host.folders.host, host.env);
+      expect(status).toBe(1);
+      expect(lines.filter((line) => !line.startsWith("ok ") && notGate(line))).toEqual([]);
+      expect(lines).toContain(
+        "ok   names: Customer on Customer, User on User, Referral on Referral, AuditEntry on AuditEntry " +
+          "(32 columns agree)",
+      );
+      expect(lines).toContain("ok   layout: normal (User.accessLevels and Referral.assignedAgentId present)");
+    } finally {
+      await host.db.sql.end();
+      rmSync(host.folders.parent, { recursive: true, force: true });
+    }
   });
 });
