@@ -92,6 +92,24 @@ describe("host:check on a host with names of its own", { timeout: 120_000 }, () 
     expect(lines.filter((line) => /\b(customers|users|referrals|audit_entries)\b/.test(line))).toEqual([]);
   });
 
+  it("before the module's migrations: the names agree, and its tables and triggers are left to them", async () => {
+    const before = await hostDatabase(host.folders.host);
+    try {
+      const { lines } = hostCheck(host.folders.host, { ...host.env, DATABASE_URL: before.url });
+      expect(lines.filter((line) => !line.startsWith("ok ") && notGate(line))).toEqual([]);
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^ok {3}names: Customer on Contact, .* \(32 columns agree\)$/),
+      );
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^ok {3}tables: 0 of 9 present; the pending migrations create /),
+      );
+      expect(lines).toContain("ok   triggers: 0 of 6 present; the pending migrations create the rest");
+      expect(lines).toContain("ok   grants for migrations: held");
+    } finally {
+      await before.sql.end();
+    }
+  });
+
   it("names each disagreement in one FAIL line with its fix, and exits 1", async () => {
     await host.db.sql.query(`
       ALTER TYPE "DealStage" RENAME VALUE 'Assigned' TO 'Given';
