@@ -128,8 +128,8 @@ export async function missingMigrationGrants(rowsOf: RowsOf, tables: readonly st
   // An aggregate without GROUP BY: always one row.
   const [row] = await rowsOf<{ create: boolean; notOwned: string[] }>(
     `SELECT has_schema_privilege(current_schema(), 'CREATE') AS "create",
-            coalesce(array_agg(c.relname ORDER BY c.relname) FILTER (WHERE NOT pg_has_role(c.relowner, 'USAGE')),
-                     '{}') AS "notOwned"
+            coalesce(array_agg(c.relname::text ORDER BY c.relname)
+                       FILTER (WHERE NOT pg_has_role(c.relowner, 'USAGE')), '{}') AS "notOwned"
      FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relname = ANY($1::text[])`,
     [tables],
   );

@@ -3,6 +3,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type pg from "pg";
+import type { HostModel, ModelNames } from "@/lib/db/host-names";
+import type { Migration } from "@/lib/db/migrate";
 import { commandLine } from "./command-line";
 
 /**
@@ -15,9 +17,12 @@ async function loadParts() {
     pg: (await import("pg")).default,
     ...(await import("@/lib/api/api-key.mjs")),
     ...(await import("@/lib/db/failures")),
+    ...(await import("@/lib/db/grants")),
+    ...(await import("@/lib/db/host-names")),
     ...(await import("@/lib/db/layout")),
     ...(await import("@/lib/db/migrate")),
     ...(await import("@/lib/db/migration-objects.mjs")),
+    LEAD_STATUSES: (await import("@/lib/leads/schemas")).LEAD_STATUSES,
     ...(await import("@/lib/settings.mjs")),
     ...(await import("./grants")),
     ...(await import("./gate")),
@@ -28,12 +33,15 @@ let parts: Awaited<ReturnType<typeof loadParts>>;
 
 /** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
 export interface HostNeeds {
-  /** Every table of the module's schema, with the columns of its scalar fields. */
+  /** The module's own tables, with the columns of their scalar fields. */
   tables: Record<string, string[]>;
+  /**
+   * The fields of each host model the module reads or writes, with their type in its schema (`String?`): their tables
+   * and columns are the host's, from lib/db/host-names.json.
+   */
+  fields: Record<HostModel, Record<string, string>>;
   /** The module's migrations, in the order they are applied. */
   migrations: string[];
-  /** The triggers its migrations leave, as `table.trigger`. */
-  triggers: string[];
 }
 
 /** scripts/host/needs.json: what the module needs, and where the install put things in this host. */
@@ -139,40 +147,49 @@ function preload(root: string, preloadFile: string): Line {
 
 async function database(client: pg.Client, needs: Needs, schemaText: string): Promise<Line[]> {
   const lines: Line[] = [];
+  const used = { ...needs.tables, ...hostTablesOf(needs) };
   const { rows: columnRows } = await client.query<{ table_name: string; column_name: string; required: boolean }>(
     `SELECT table_name, column_name, is_nullable = 'NO' AND column_default IS NULL AND is_identity = 'NO'
               AND is_generated = 'NEVER' AS required
      FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ANY($1)`,
-    [Object.keys(needs.tables)],
+    [Object.keys(used)],
   );
   const found = new Set(columnRows.map((r) => `${r.table_name}.${r.column_name}`));
   const tables = new Set(columnRows.map((r) => r.table_name));
 
-  const migrations = await migrationState(client, needs);
+  // The module's migrations as this host has them: in its names, which the install rendered them in.
+  const migrationFiles = (await parts.readMigrations()).filter((m) => needs.migrations.includes(m.name));
+  const migrations = await migrationState(client, needs, migrationFiles);
+  const pending = migrations.pending.length > 0;
+  const names = await namesLines(client, needs, pending);
+  lines.push(...names.lines);
   const missingTables = Object.keys(needs.tables).filter((t) => !tables.has(t));
-  const layoutOnly = new Set(Object.values(parts.LAYOUT_COLUMNS));
   const missingColumns = Object.entries(needs.tables).flatMap(([table, columns]) =>
-    tables.has(table) ? columns.map((c) => `${table}.${c}`).filter((c) => !found.has(c) && !layoutOnly.has(c)) : [],
+    tables.has(table) ? columns.map((c) => `${table}.${c}`).filter((c) => !found.has(c)) : [],
   );
-  // Host columns the module's INSERTs do not name: without a default, every lead creation would fail.
+  // Columns of the tables lead creation inserts into that its INSERTs do not name: without a default, every lead
+  // creation would fail.
   const blocking = columnRows
-    .filter((r) => r.required && ["customers", "referrals", "audit_entries"].includes(r.table_name))
-    .filter((r) => !needs.tables[r.table_name]?.includes(r.column_name))
+    .filter((r) => r.required && insertedTables().includes(r.table_name))
+    .filter((r) => !used[r.table_name]?.includes(r.column_name))
     .map((r) => `${r.table_name}.${r.column_name}`);
   const tableCount = Object.keys(needs.tables).length;
   const tableLine = `tables: ${tableCount - missingTables.length} of ${tableCount} present`;
   if (missingColumns.length)
     lines.push([
       "FAIL",
-      `columns missing: ${missingColumns.join(", ")}; the module reads and writes them and none of its migrations ` +
-        "adds a column to a host table: add them with a migration of the host's",
+      `columns missing: ${missingColumns.join(", ")}; the module's migrations made them and it reads and writes ` +
+        "them: add them back with a migration of the host's",
     ]);
-  else lines.push(["ok", `columns: every column the module uses is present in ${tables.size} tables`]);
+  else
+    lines.push([
+      "ok",
+      `columns: every column the module uses is present in its ${tableCount - missingTables.length} tables`,
+    ]);
   lines.push(
-    ...(await schemaFields(client, needs, schemaText, migrations.pending.length > 0, new Set(missingColumns))),
+    ...(await schemaFields(client, needs, schemaText, pending, new Set([...missingColumns, ...names.missing]))),
   );
-  if (missingTables.length && migrations.pending.length === 0)
-    lines.push(["FAIL", `${tableLine}; missing: ${missingTables.join(", ")}`]);
+  if (missingTables.length && !pending) lines.push(["FAIL", `${tableLine}; missing: ${missingTables.join(", ")}`]);
   else
     lines.push([
       "ok",
@@ -182,14 +199,14 @@ async function database(client: pg.Client, needs: Needs, schemaText: string): Pr
     lines.push(["FAIL", `host columns without a default, which lead creation does not fill: ${blocking.join(", ")}`]);
 
   const layout = parts.layoutFromColumns(found);
-  const legacy = Object.entries(layout)
-    .filter(([, present]) => !present)
-    .map(([part]) => parts.LAYOUT_COLUMNS[part as keyof typeof layout]);
+  const layoutColumn = (part: keyof typeof layout) => parts.LAYOUT_COLUMNS[part] ?? `${part} (no column in the names)`;
+  const layoutParts = Object.keys(layout) as (keyof typeof layout)[];
+  const legacy = layoutParts.filter((part) => !layout[part]);
   lines.push([
     "ok",
     legacy.length
-      ? `layout: legacy, without ${legacy.join(", ")}`
-      : "layout: normal (users.access_levels and referrals.assigned_agent_id present)",
+      ? `layout: legacy, without ${legacy.map(layoutColumn).join(", ")}`
+      : `layout: normal (${layoutParts.map(layoutColumn).join(" and ")} present)`,
   ]);
 
   if (migrations.changed.length)
@@ -197,11 +214,9 @@ async function database(client: pg.Client, needs: Needs, schemaText: string): Pr
   lines.push([
     "ok",
     `migrations: ${migrations.applied} of the module's ${needs.migrations.length} applied` +
-      (migrations.pending.length
-        ? `, pending (applied at the next start): ${migrations.pending.join(", ")}`
-        : ", none pending"),
+      (pending ? `, pending (applied at the next start): ${migrations.pending.join(", ")}` : ", none pending"),
   ]);
-  lines.push(...(await parts.grantLines(client, migrations.pending.length > 0, Object.keys(needs.tables))));
+  lines.push(...(await parts.grantLines(client, pending, Object.keys(used))));
   const { objects } = parts.madeObjects(await parts.readMigrations());
   lines.push(
     ...(await parts.hostFunctionLines(
@@ -215,24 +230,164 @@ async function database(client: pg.Client, needs: Needs, schemaText: string): Pr
      WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace`,
   );
   const present = new Set(triggerRows.map((r) => r.name));
-  const missingTriggers = needs.triggers.filter((t) => !present.has(t));
-  const triggerLine = `triggers: ${needs.triggers.length - missingTriggers.length} of ${needs.triggers.length} present`;
-  if (missingTriggers.length && migrations.pending.length === 0)
+  const triggers = parts
+    .madeObjects(migrationFiles)
+    .objects.filter((o) => o.kind === "trigger")
+    .map((o) => o.name)
+    .sort();
+  const missingTriggers = triggers.filter((t) => !present.has(t));
+  const triggerLine = `triggers: ${triggers.length - missingTriggers.length} of ${triggers.length} present`;
+  if (missingTriggers.length && !pending)
     lines.push(["FAIL", `${triggerLine}; missing: ${missingTriggers.join(", ")}`]);
   else
     lines.push([
       "ok",
       missingTriggers.length
         ? `${triggerLine}; the pending migrations create the rest`
-        : `${triggerLine}: ${needs.triggers.join(", ")}`,
+        : `${triggerLine}: ${triggers.join(", ")}`,
     ]);
   return lines;
 }
 
+/** The host's tables the module uses, by the host's names, with the columns of the fields it reads or writes. */
+function hostTablesOf(needs: HostNeeds): Record<string, string[]> {
+  const tables: Record<string, string[]> = {};
+  for (const [model, names] of hostModels()) {
+    if (names) tables[names.table] = Object.keys(needs.fields[model]).flatMap((field) => columnOf(names, field) ?? []);
+  }
+  return tables;
+}
+
+/** Each host model with its names in the host's lib/db/host-names.json (null: the host keeps no such table). */
+const hostModels = () => Object.entries(parts.HOST_NAMES) as [HostModel, ModelNames | null][];
+const columnOf = (names: ModelNames, field: string) => (names.columns as Record<string, string | null>)[field];
+
+/** The tables lead creation inserts into (lib/db/grants.ts), by the host's names. */
+function insertedTables(): string[] {
+  const tables: Record<string, readonly string[]> = parts.RUNTIME_GRANTS["creating leads"].tables;
+  return Object.keys(tables).filter((table) => tables[table]?.includes("INSERT"));
+}
+
+/** The PostgreSQL types that hold each type of the module's schema, the first as the lines name it. */
+const COLUMN_TYPES: Record<string, string[]> = {
+  String: ["text", "character varying"],
+  Int: ["integer"],
+  "String[]": ["text[]", "character varying[]"],
+};
+
+/**
+ * The host's names against its database: each host model's table, and for each field the module reads or writes its
+ * column, a type that holds the module's values, the time zone, enum and nullability the names read it with. Returns
+ * the lines, and the mapped tables and columns (`table.column`) found missing, which the schema's lines leave to these.
+ */
+async function namesLines(
+  client: pg.Client,
+  needs: Needs,
+  pending: boolean,
+): Promise<{ lines: Line[]; missing: string[] }> {
+  const { rows } = await client.query<{
+    table: string;
+    column: string;
+    type: string;
+    nullable: boolean;
+    enum: string | null;
+    labels: string[] | null;
+  }>(
+    `SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, NULL) AS type,
+            NOT a.attnotnull AS nullable, CASE WHEN t.typtype = 'e' THEN t.typname END AS enum,
+            (SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid)
+              AS labels
+     FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_type t ON t.oid = a.atttypid
+     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+       AND c.relname = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped`,
+    [Object.keys(hostTablesOf(needs))],
+  );
+  const columns = new Map(rows.map((r) => [`${r.table}.${r.column}`, r]));
+  const tables = new Set(rows.map((r) => r.table));
+  const layoutOnly = new Set(Object.values(parts.LAYOUT_COLUMNS));
+  const remap = "map the field to another column in lead-intake.config.json and run npm run host:install again";
+  const resolve =
+    `make ${needs.schema} say what the database has and run npm run host:install again, or change the column ` +
+    "with a migration of the host's";
+  const lines: Line[] = [];
+  const missing: string[] = [];
+  let agreeing = 0;
+  for (const [model, names] of hostModels()) {
+    if (!names) continue;
+    if (!tables.has(names.table)) {
+      missing.push(names.table);
+      lines.push(
+        pending
+          ? ["note", `names: ${model} on table ${names.table}: not there yet; the pending migrations create it`]
+          : [
+              "FAIL",
+              `names: ${model} on table ${names.table}: the database has no such table; create it with a migration ` +
+                `of the host's, or name the host's model for ${model} in lead-intake.config.json and run npm run ` +
+                "host:install again",
+            ],
+      );
+      continue;
+    }
+    for (const [field, moduleType] of Object.entries(needs.fields[model])) {
+      const column = columnOf(names, field);
+      if (!column) continue;
+      const at = `names: ${model}.${field} on ${names.table}.${column}`;
+      const found = columns.get(`${names.table}.${column}`);
+      if (!found) {
+        // A layout column the host lacks is the legacy layout, which the layout line names.
+        if (layoutOnly.has(`${names.table}.${column}`)) continue;
+        missing.push(`${names.table}.${column}`);
+        lines.push(["FAIL", `${at}: no such column; add it with a migration of the host's, or ${remap}`]);
+        continue;
+      }
+      const type = moduleType.replace(/\?$/, "");
+      const foundType = found.enum === null ? found.type : `enum ${found.enum}`;
+      const enumType = (names.enums as Record<string, string | undefined>)[field];
+      const zone = (names.withoutTimeZone as string[]).includes(field) ? "without" : "with";
+      const problem = (() => {
+        if (enumType !== undefined) {
+          if (found.enum !== enumType) return `${foundType}, where the names say enum ${enumType}; ${resolve}`;
+          const lacking = parts.LEAD_STATUSES.filter((label) => !found.labels?.includes(label));
+          if (lacking.length)
+            return (
+              `enum ${enumType} without ${lacking.join(" and ")}, which the module writes; add ` +
+              `${lacking.length > 1 ? "them" : "it"} with a migration of the host's: ` +
+              lacking.map((label) => `ALTER TYPE ${parts.quoted(enumType)} ADD VALUE '${label}';`).join(" ")
+            );
+        } else if (type === "DateTime") {
+          if (found.type !== `timestamp ${zone} time zone`)
+            return `${foundType}, where the names say timestamp ${zone} time zone; ${resolve}`;
+        } else {
+          const accepted = COLUMN_TYPES[type];
+          if (accepted && !accepted.includes(foundType))
+            return (
+              `${foundType}, where the module writes ${accepted[0]}; change the column's type with a migration of ` +
+              `the host's, or ${remap}`
+            );
+        }
+        const required = !moduleType.endsWith("?") && !moduleType.endsWith("[]");
+        if (found.nullable && required && !(names.nullable as string[]).includes(field))
+          return (
+            "nullable, where the module needs a value; make the column NOT NULL with a migration of the host's, or " +
+            `make the host's field optional in ${needs.schema} and run npm run host:install again`
+          );
+        return undefined;
+      })();
+      if (problem) lines.push(["FAIL", `${at}: ${problem}`]);
+      else agreeing++;
+    }
+  }
+  if (lines.every(([status]) => status !== "FAIL")) {
+    const models = hostModels().map(([model, names]) => `${model} on ${names?.table ?? "no table"}`);
+    lines.unshift(["ok", `names: ${models.join(", ")} (${agreeing} columns agree)`]);
+  }
+  return { lines, missing };
+}
+
 /**
  * Every column field of the host's schema against the database: a field without its column makes the host's own
- * queries of that model fail (P2022). Columns the module uses are the line above's; a table the pending migrations
- * create is not there yet.
+ * queries of that model fail (P2022). What the lines above report missing (`reported`) is theirs; a table the pending
+ * migrations create is not there yet.
  */
 async function schemaFields(
   client: pg.Client,
@@ -256,7 +411,7 @@ async function schemaFields(
     const table = parts.tableOf(model);
     if (model.properties.some((p) => p.type === "attribute" && p.kind === "object" && p.name === "ignore")) continue;
     if (!tables.has(table)) {
-      if (!(pending && table in needs.tables))
+      if (!reported.has(table) && !(pending && (table in needs.tables || table in hostTablesOf(needs))))
         lines.push([
           "FAIL",
           `schema: model ${model.name} maps table ${table}, which the database lacks: remove the model from ` +
@@ -289,7 +444,7 @@ async function schemaFields(
   return lines;
 }
 
-async function migrationState(client: pg.Client, needs: HostNeeds) {
+async function migrationState(client: pg.Client, needs: HostNeeds, migrationFiles: Migration[]) {
   const { rows: exists } = await client.query<{ exists: boolean }>(
     `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
   );
@@ -302,7 +457,7 @@ async function migrationState(client: pg.Client, needs: HostNeeds) {
       ).rows
     : [];
   const applied = new Map(recorded.map((r) => [r.migration_name, r.checksum]));
-  const files = new Map((await parts.readMigrations()).map((m) => [m.name, m.checksum]));
+  const files = new Map(migrationFiles.map((m) => [m.name, m.checksum]));
   return {
     applied: needs.migrations.filter((m) => applied.has(m)).length,
     pending: needs.migrations.filter((m) => !applied.has(m)),

@@ -1,11 +1,9 @@
 import type { Enum, Field, Model, Schema } from "@mrleebo/prisma-ast";
 import { HOST_FIELDS, parseHostNames, type HostModel, type HostNames } from "@/lib/db/host-names";
+import { LEAD_STATUSES } from "@/lib/leads/schemas";
 import { CONFIG_FILE, HOST_MODELS, type NamesConfig } from "./names-config";
 import { columnFields, columnOf, fields, models, tableOf } from "./prisma-names";
 import { HOST_OWN_FIELDS } from "./schema";
-
-/** The labels a status enum must have: those the module writes (lib/leads). */
-export const STATUS_LABELS = ["Pending", "Assigned"];
 
 /** How the module's host models are found in a host's schema, and what stands in the way. */
 export interface Resolution {
@@ -45,7 +43,8 @@ const withTimeZone = (field: Field) => field.attributes?.some((a) => a.group ===
 
 /**
  * Why the host's field cannot hold the module's field's values, in words ending with the fix; undefined when it can.
- * `status` may be an enum whose labels include STATUS_LABELS; User.id is the contract's numericId, an integer.
+ * `status` may be an enum whose labels include LEAD_STATUSES, those the module writes; User.id is the contract's
+ * numericId, an integer.
  */
 function typeProblem(host: Schema, model: HostModel, wanted: Field, own: Field): string | undefined {
   const wantedType = `${String(wanted.fieldType)}${wanted.array ? "[]" : ""}`;
@@ -53,9 +52,9 @@ function typeProblem(host: Schema, model: HostModel, wanted: Field, own: Field):
   if (wantedType === ownType) return undefined;
   const statusEnum = model === "Referral" && wanted.name === "status" && !own.array && enumOf(host, ownType);
   if (statusEnum) {
-    const lacking = STATUS_LABELS.filter((label) => !statusEnum.labels.includes(label));
+    const lacking = LEAD_STATUSES.filter((label) => !statusEnum.labels.includes(label));
     if (!lacking.length) return undefined;
-    return `an enum without ${lacking.join(" and ")}; the module writes ${STATUS_LABELS.join(" and ")}: add them to enum ${ownType}`;
+    return `an enum without ${lacking.join(" and ")}; the module writes ${LEAD_STATUSES.join(" and ")}: add them to enum ${ownType}`;
   }
   const contract = model === "User" && wanted.name === "id" ? "; the contract's numericId is an integer" : "";
   const article = /^[AEIOU]/.test(ownType) ? "an" : "a";

@@ -71,8 +71,8 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
   {
     paths: ["scripts/host/needs.json"],
     what:
-      "Written by the install: the tables, columns, migrations and triggers `host:check` looks for, the host's " +
-      "schema and the files the install wrote.",
+      "Written by the install: the module's own tables and columns, the fields of the host's models it uses with " +
+      "their types, and the migrations `host:check` looks for, the host's schema and the files the install wrote.",
     generated: true,
   },
   {

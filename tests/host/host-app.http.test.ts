@@ -207,6 +207,7 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
       "ok   preload",
       "ok   gate",
       "ok   database",
+      "ok   names",
       "ok   columns",
       "ok   schema",
       "ok   tables",

@@ -44,15 +44,12 @@ describe("the manifest of the module's files", () => {
     expect(unresolved).toEqual([]);
   });
 
-  it("tells host:check the triggers the migrations leave", () => {
-    expect(hostNeeds(ROOT).triggers).toEqual([
-      "customers.lead_intake_count_source_changes",
-      "customers.lead_intake_count_source_truncates",
-      "referrals.lead_intake_count_referral_deletes",
-      "referrals.lead_intake_count_referral_inserts",
-      "referrals.lead_intake_count_referral_updates",
-      "referrals.lead_intake_count_referrals_truncate",
-    ]);
+  it("tells host:check the module's own tables, and the fields of the host's it uses with their types", () => {
+    const needs = hostNeeds(ROOT);
+    expect(Object.keys(needs.tables).filter((table) => !table.startsWith("lead_"))).toEqual([]);
+    expect(needs.fields.User).toEqual({ id: "Int", platformId: "String?", name: "String", accessLevels: "String[]" });
+    expect(needs.fields.Referral).toMatchObject({ status: "String", createdAt: "DateTime?" });
+    expect(needs.fields.Referral).not.toHaveProperty("preferredAgentId");
   });
 });
 
