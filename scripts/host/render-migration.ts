@@ -1,10 +1,9 @@
 import { HOST_FIELDS, type HostModel, type HostNames } from "@/lib/db/host-names";
 
 /**
- * A module migration in the host's names: each quoted table or column of a host table it names (in string literals
- * too), and Prisma's default name for each index on one; comments and all else kept, so own names give the same text.
- * A statement on a table the host lacks is left out; a column name two host tables of one statement map differently
- * throws.
+ * A module migration in the host's names: each quoted host table and column (in string literals too) and Prisma's
+ * default name for each index on one; all else kept, so own names give the same text. A statement on a table the host
+ * lacks is left out; a column that two host tables of one statement map differently throws.
  */
 export function renderMigration(sql: string, from: HostNames, to: HostNames): string {
   const names = namesOf(from, to);
