@@ -62,6 +62,8 @@ async function main(): Promise<void> {
     schemaFiles: schemaHome.schema.files,
   });
   if (Object.keys(record.files).length === 0) refuse(`${host.root} has no ${STATE_FILE}: the module is not installed`);
+  // Read before the file is staged for removal.
+  const names = hostNamesOf(host, sourceRoot);
   // What to drop is read from this clone's migrations: an older clone would not know a newer module's objects.
   const version = (JSON.parse(readFileSync(path.join(MODULE_ROOT, "package.json"), "utf8")) as { version: string })
     .version;
@@ -97,7 +99,6 @@ async function main(): Promise<void> {
   const env = "loadEnvConfig" in nextEnv ? nextEnv : (nextEnv as unknown as { default: typeof nextEnv }).default;
   env.loadEnvConfig(host.root, false, { info: () => {}, error: () => {} });
   const url = process.env.DATABASE_URL;
-  const names = hostNamesOf(host, sourceRoot);
 
   if (!yes) {
     lines.push(
