@@ -1,6 +1,17 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
 import { docsInChromium, OPERATIONS } from "./chromium";
@@ -9,6 +20,8 @@ import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/proces
 import { expect } from "vitest";
 import { gateLine } from "@/scripts/host/gate";
 import { call, TEST_KEY } from "./api";
+import type { TestDatabase } from "./db";
+import { createEmptyDatabase } from "./host-install";
 
 /**
  * A host app as its developer runs it, for the tests that install the module into a fixture host
@@ -366,4 +379,85 @@ export async function expectDocsServed(baseUrl: string): Promise<void> {
   expect(await docs.text()).toContain("Lead Intake API documentation");
   expect((await fetch(`${baseUrl}/openapi.json`, { redirect: "manual" })).status).toBe(200);
   expect(await docsInChromium(baseUrl)).toEqual({ status: 200, operations: OPERATIONS.length, consoleErrors: [] });
+}
+
+/** A copy of tests/fixtures/host-app (with an overlay's files on top) taken through the install and its steps. */
+export interface HostAppInstall {
+  /** The temporary folder holding the host, removed by stop(). */
+  parent: string;
+  host: string;
+  db: TestDatabase;
+  installOutput: string;
+  before: Map<string, string>;
+  afterInstall: Map<string, string>;
+  checksBefore: ReturnType<typeof checks>;
+  buildBefore: string[];
+  buildAfter: string[];
+  pageBefore: Awaited<ReturnType<typeof referralsPage>>;
+  /** The host started by the printed steps, with the module. */
+  server: ProcessGroup;
+  baseUrl: string;
+  /** The host started again with these settings. */
+  start: (env: Record<string, string | undefined>) => Promise<{ group: ProcessGroup; url: string }>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * tests/fixtures/host-app, with `overlay`'s files on top, as its developer has it (packages, client and migrations,
+ * built, checked, its page read, started and stopped), then `npm run host:install` and exactly the steps it prints
+ * (the settings given in the environment, `npm start` as the server) on the host's own database.
+ */
+export async function installIntoHostApp(overlay: string | undefined): Promise<HostAppInstall> {
+  const parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-"));
+  const host = path.join(parent, "host-app");
+  cpSync(path.join(FIXTURES, "host-app"), host, { recursive: true });
+  if (overlay) cpSync(path.join(FIXTURES, overlay), host, { recursive: true });
+  const db = await createEmptyDatabase();
+  const start = (env: Record<string, string | undefined>) => startHost(host, "npm", { DATABASE_URL: db.url, ...env });
+  await applyHostMigrations(host, db.url);
+  mustRun("npm", ["install"], host, MACHINE);
+  mustRun("npx", ["prisma", "generate"], host, MACHINE);
+  // After the build, as after the install's steps: the host's typecheck reads the route types the build generates.
+  const buildBefore = problems(mustRun("npm", ["run", "build"], host, MACHINE));
+  const checksBefore = checks(host, MACHINE);
+  const { group, url } = await start({});
+  let pageBefore: HostAppInstall["pageBefore"];
+  try {
+    pageBefore = await referralsPage(url);
+  } finally {
+    await group.stop();
+  }
+  rmSync(path.join(host, ".next"), { recursive: true, force: true });
+
+  const before = tree(host);
+  const installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
+  const afterInstall = tree(host);
+  let started: { group: ProcessGroup; url: string } | undefined;
+  const settings = { ...MACHINE, DATABASE_URL: db.url, LEADS_API_KEY: TEST_KEY };
+  const buildAfter = await followSteps(printedSteps(installOutput), host, settings, async () => {
+    started = await start({ LEADS_API_KEY: TEST_KEY });
+    return started.url;
+  });
+  if (!started) throw new Error(`the install printed no start step:\n${installOutput}`);
+  const server = started.group;
+  return {
+    parent,
+    host,
+    db,
+    installOutput,
+    before,
+    afterInstall,
+    checksBefore,
+    buildBefore,
+    buildAfter,
+    pageBefore,
+    server,
+    baseUrl: started.url,
+    start,
+    stop: async () => {
+      await server.stop();
+      await db.sql.end();
+      rmSync(parent, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_KEY_LENGTH, unusableKeyProblem } from "@/lib/api/api-key.mjs";
@@ -11,11 +10,11 @@ import type { ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import {
-  applyHostMigrations,
   checks,
   expectDocsServed,
   FIXTURES,
-  followSteps,
+  type HostAppInstall,
+  installIntoHostApp,
   MACHINE,
   mustRun,
   printedSteps,
@@ -23,11 +22,9 @@ import {
   referralsPage,
   ROOT,
   run,
-  startHost,
   tree,
   uninstallWithStep,
 } from "../helpers/host-app";
-import { createEmptyDatabase } from "../helpers/host-install";
 
 /**
  * The module put into a host app as the host guide says: a copy of tests/fixtures/host-app (create-next-app@16 with
@@ -50,7 +47,7 @@ const VARIANTS = [
 ] as const;
 
 describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant) => {
-  let parent: string;
+  let installed: HostAppInstall;
   let host: string;
   let db: TestDatabase;
   let server: ProcessGroup;
@@ -63,47 +60,19 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
   let buildAfter: string[];
   let pageBefore: Awaited<ReturnType<typeof referralsPage>>;
 
-  const startHostApp = (env: Record<string, string | undefined>) =>
-    startHost(host, "npm", { DATABASE_URL: db.url, ...env });
-
+  const startHostApp = (env: Record<string, string | undefined>) => installed.start(env);
   const install = () => mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
   const settings = () => ({ ...MACHINE, DATABASE_URL: db.url, LEADS_API_KEY: TEST_KEY });
 
   beforeAll(async () => {
-    parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-"));
-    host = path.join(parent, "host-app");
-    cpSync(path.join(FIXTURES, "host-app"), host, { recursive: true });
-    if (variant.overlay) cpSync(path.join(FIXTURES, variant.overlay), host, { recursive: true });
-    db = await createEmptyDatabase();
-    // The host as it was: its packages, its client, its migrations applied as `prisma migrate deploy` applies them.
-    await applyHostMigrations(host, db.url);
-    mustRun("npm", ["install"], host, MACHINE);
-    mustRun("npx", ["prisma", "generate"], host, MACHINE);
-    // After the build, as after the install's steps: the host's typecheck reads the route types the build generates.
-    buildBefore = problems(mustRun("npm", ["run", "build"], host, MACHINE));
-    checksBefore = checks(host, MACHINE);
-    const { group, url } = await startHostApp({});
-    try {
-      pageBefore = await referralsPage(url);
-    } finally {
-      await group.stop();
-    }
-    rmSync(path.join(host, ".next"), { recursive: true, force: true });
-
-    before = tree(host);
-    installOutput = install();
-    afterInstall = tree(host);
-    // The printed steps, as printed: the settings are given in the environment, `npm start` is the server.
-    buildAfter = await followSteps(printedSteps(installOutput), host, settings(), async () => {
-      ({ group: server, url: baseUrl } = await startHostApp({ LEADS_API_KEY: TEST_KEY }));
-      return baseUrl;
-    });
+    installed = await installIntoHostApp(variant.overlay);
+    ({ host, db, server, baseUrl, installOutput, before, afterInstall, checksBefore, buildBefore, buildAfter } =
+      installed);
+    pageBefore = installed.pageBefore;
   }, 1_800_000);
 
   afterAll(async () => {
-    await server?.stop();
-    await db?.sql.end();
-    if (parent) rmSync(parent, { recursive: true, force: true });
+    await installed?.stop();
   });
 
   it("adds the manifest's files, edits only package.json, next.config.ts and the schema, prints runnable steps", () => {
