@@ -10,13 +10,14 @@ const { creationGate, creationRouting } = JSON.parse(
 const GATE = Symbol.for(creationGate);
 
 /**
- * Creations let through that the route has not yet taken: counted here, as Next routes them later. The route says when
- * it takes one, before it reads the body (so a slow upload is not counted while it lasts), by calling the function this
- * storage holds while Next serves that request (lib/api/creation-gate.ts, creationRouted); one Next answers otherwise
- * stops being counted when its answer ends.
+ * Creations let through that the route has not yet taken, before it reads the body (so a slow upload is not counted):
+ * counted here, as Next routes them later. One that Next answers without the route stops counting as its answer ends.
  */
 let coming = 0;
-/** @type {AsyncLocalStorage<() => void>} */
+/**
+ * While Next serves a creation counted here, its release, which the route calls (lib/api/creation-gate.ts).
+ * @type {AsyncLocalStorage<() => void>}
+ */
 const routing = new AsyncLocalStorage();
 /** @type {Record<symbol, unknown>} */ (globalThis)[Symbol.for(creationRouting)] = routing;
 
