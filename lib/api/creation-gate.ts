@@ -1,3 +1,4 @@
+import type { AsyncLocalStorage } from "node:async_hooks";
 import { authenticate } from "@/lib/api/auth";
 import { ApiError, retryAfterOf } from "@/lib/api/errors";
 import methodGuard from "@/lib/api/method-guard.json";
@@ -84,6 +85,17 @@ function pathOf(url: string): string {
 /** A header's value as `Headers.get` gives it: Node joins repeated ones but for a few it keeps as a list. */
 function single(value: string | string[] | undefined): string | null {
   return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+}
+
+/**
+ * Tells the preload that the route has taken the creation it serves, before reading its body: the preload stops
+ * counting it as `coming` then, when the route's own checks and the budget take over. Without the preload, or for a
+ * request it did not count, nothing happens.
+ */
+export function creationRouted(): void {
+  const routing = (globalThis as Record<symbol, unknown>)[Symbol.for(methodGuard.creationRouting)] as
+    AsyncLocalStorage<() => void> | undefined;
+  routing?.getStore()?.();
 }
 
 /** Opens the gate for the preload, once per process whatever Next bundles (called by the route of lead creation). */

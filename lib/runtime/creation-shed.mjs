@@ -1,29 +1,39 @@
 // Before Next sees a POST: while lead creation's line is full, the route's own 429 CREATION_BUSY is written here, and
 // the connection is not read again until its Retry-After has passed (docs/decisions.md, "Creation sheds load").
+import { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 
-const { creationGate } = JSON.parse(readFileSync(new URL("../api/method-guard.json", import.meta.url), "utf8"));
+const { creationGate, creationRouting } = JSON.parse(
+  readFileSync(new URL("../api/method-guard.json", import.meta.url), "utf8"),
+);
 /** Registered by the route side once lead creation's route is loaded (lib/api/creation-gate.ts). */
 const GATE = Symbol.for(creationGate);
 
 /**
- * Creations let through that Next has not yet handed to the route: counted here, as Next routes them later. Next starts
- * reading the body as it hands a request to its route ('resume'), so a slow upload is not counted while it lasts.
+ * Creations let through that the route has not yet taken, before it reads the body (so a slow upload is not counted):
+ * counted here, as Next routes them later. One that Next answers without the route stops counting as its answer ends.
  */
 let coming = 0;
+/**
+ * While Next serves a creation counted here, its release, which the route calls (lib/api/creation-gate.ts).
+ * @type {AsyncLocalStorage<() => void>}
+ */
+const routing = new AsyncLocalStorage();
+/** @type {Record<symbol, unknown>} */ (globalThis)[Symbol.for(creationRouting)] = routing;
 
 /**
- * Answers a POST that lead creation cannot admit; true when it did, and the request must not reach Next.
+ * Answers a POST that lead creation cannot admit, and otherwise hands the request on: `serve` passes it to Next.
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
+ * @param {() => void} serve
  */
-export function shedCreation(req, res) {
-  if (req.method !== "POST") return false;
+export function shedCreation(req, res, serve) {
+  if (req.method !== "POST") return serve();
   const gate = /** @type {import("../api/creation-gate").CreationGate | undefined} */ (
     /** @type {Record<symbol, unknown>} */ (globalThis)[GATE]
   );
   const url = req.url ?? "";
-  if (!gate?.creates(url)) return false;
+  if (!gate?.creates(url)) return serve();
   const refusal = gate.refusal(url, req.headers, coming);
   if (!refusal) {
     coming++;
@@ -32,13 +42,11 @@ export function shedCreation(req, res) {
       if (counted) coming--;
       counted = false;
     };
-    req.once("resume", routed);
     res.once("close", routed);
-    return false;
+    return routing.run(routed, serve);
   }
   res.writeHead(refusal.status, refusal.headers).end(refusal.body);
   res.once("finish", () => setImmediate(rest, req.socket, refusal.retryAfterSeconds * 1000));
-  return true;
 }
 
 /**

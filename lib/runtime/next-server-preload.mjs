@@ -30,8 +30,7 @@ function guarded(listener) {
   /** @this {http.Server} @type {Listener} */
   return function (req, res) {
     guardRequest(req);
-    if (shedCreation(req, res)) return;
-    return listener.call(this, req, res);
+    shedCreation(req, res, () => listener.call(this, req, res));
   };
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, post } from "../helpers/api";
+import { call, post, postAdmitted } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { countDrift } from "../helpers/kept-counts";
 import { validLead } from "../helpers/lead";
@@ -53,12 +53,14 @@ describe("pagination.total stays exact under every kind of write", () => {
   });
 
   it("after concurrent creations for one source, counted in several per-connection slots", async () => {
-    // 20 at once: within what lead creation admits on the default pool (its connections and their line).
+    // 40 at once, more than lead creation admits at once on the default pool: the refused are sent again.
     const created = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post(validLead({ leadName: `Lead C${i}`, referrer: "Counts Source A" }))),
+      Array.from({ length: 40 }, (_, i) =>
+        postAdmitted(validLead({ leadName: `Lead C${i}`, referrer: "Counts Source A" })),
+      ),
     );
-    expect(created.map((res) => res.status)).toEqual(Array(20).fill(201));
-    expect(await realCount(sourceA)).toBe(23);
+    expect(created.map((res) => res.status)).toEqual(Array(40).fill(201));
+    expect(await realCount(sourceA)).toBe(43);
     await expectTotalsExact();
     // Split by connection, so concurrent creations for one source do not queue on one row's lock.
     const { rows } = await db.sql.query<{ slots: number }>(

@@ -83,3 +83,19 @@ export function route(request: Request): Promise<Response> {
 }
 
 export const post = (body: unknown, options: CallOptions = {}) => call("POST", "/api/leads", { ...options, body });
+
+/** Tries a creation sends before postAdmitted gives up and returns the refusal. */
+const ADMISSION_TRIES = 10;
+
+/**
+ * POSTs a lead until lead creation admits it: a 429 CREATION_BUSY is sent again after its Retry-After, as the API
+ * tells callers to (docs/decisions.md, "Creation sheds load"); any other answer is returned as it is. For bursts
+ * larger than what creation admits at once, where the test is about the creations, not the shedding.
+ */
+export async function postAdmitted(body: unknown, options: CallOptions = {}): Promise<ApiResponse> {
+  for (let tries = 1; ; tries++) {
+    const res = await post(body, options);
+    if (res.status !== 429 || res.body?.code !== "CREATION_BUSY" || tries === ADMISSION_TRIES) return res;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get("retry-after")) * 1000));
+  }
+}
