@@ -31,6 +31,7 @@ describe("the install's plan of each committed fixture host, which writes nothin
     ["host-src-app", "src/", "prisma/schema"],
     ["host-t3-app", "src/", "prisma/schema.prisma"],
     ["host-monorepo/apps/crm", "", "../../packages/db/prisma/schema.prisma"],
+    ["host-turborepo/apps/web", "src/", "../../packages/database/prisma/schema.prisma"],
   ])("%s: files, schema, names, packages and record", (fixture, sourceRoot, schema) => {
     const folder = path.join(FIXTURES, fixture);
     const before = fingerprint(path.join(FIXTURES, fixture.split("/")[0]));
