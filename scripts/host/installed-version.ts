@@ -24,10 +24,24 @@ export function installedVersion(
   ranges: Record<string, string>,
   name: string,
 ): Version | undefined {
+  return resolvedVersion(host, folder, ranges, name) ?? rangeFloor(ranges, name);
+}
+
+/** The version of `name` installed or locked only; undefined where the package does not list it or neither tells. */
+export function resolvedVersion(
+  host: HostFolder,
+  folder: string,
+  ranges: Record<string, string>,
+  name: string,
+): Version | undefined {
+  if (ranges[name] === undefined) return undefined;
+  return fromNodeModules(host, folder, name) ?? fromLockfile(host, folder, name);
+}
+
+/** The lowest version package.json's range of `name` allows; undefined where it does not list it. */
+export function rangeFloor(ranges: Record<string, string>, name: string): Version | undefined {
   const range = ranges[name];
   if (range === undefined) return undefined;
-  const found = fromNodeModules(host, folder, name) ?? fromLockfile(host, folder, name);
-  if (found) return found;
   const floor = /(\d+)(?:\.(\d+))?/.exec(range);
   if (!floor) refuse(`package.json's ${name} is "${range}"; the install needs a version range to tell its major`);
   return { major: Number(floor[1]), minor: Number(floor[2] ?? 0) };

@@ -6,7 +6,7 @@ import path from "node:path";
 import { getSchema } from "@mrleebo/prisma-ast";
 import ts from "typescript";
 import { refuse, type HostFolder } from "./host-folder";
-import { installedVersion } from "./installed-version";
+import { installedVersion, rangeFloor, resolvedVersion } from "./installed-version";
 import { workspaceFolders } from "./workspace";
 
 export type PackageManager = "npm" | "pnpm";
@@ -299,17 +299,20 @@ export function packageManagerOf(host: HostFolder): PackageManager {
 
 /** The versions the app runs on; Prisma's as the package that holds the schema lists it, where the app does not. */
 function majorsOf(host: HostFolder, manifest: Manifest, home: SchemaHome): HostProject["majors"] {
-  const version = (m: Manifest, folder: string, name: string) =>
-    installedVersion(host, folder, { ...m.devDependencies, ...m.dependencies }, name);
+  const rangesOf = (m: Manifest) => ({ ...m.devDependencies, ...m.dependencies });
+  const version = (m: Manifest, folder: string, name: string) => installedVersion(host, folder, rangesOf(m), name);
   const schemaFolder = home.package ? `${home.package.folder}/` : "";
   const next = version(manifest, "", "next");
   if (!next) refuse("the host's package.json does not depend on next; name the folder of a Next.js app");
-  const prisma = [
+  // Prisma's CLI, else its client, where the app lists them, else where the schema's package does; a range's floor
+  // only where none of them is installed or locked (the floor of prisma's ^6.6.0 is not the 6.19 of a locked client).
+  const prismaListed = [
     { m: manifest, folder: "" },
     { m: home.manifest ?? manifest, folder: schemaFolder },
-  ]
-    .flatMap(({ m, folder }) => [version(m, folder, "prisma"), version(m, folder, "@prisma/client")])
-    .find((found) => found !== undefined);
+  ].flatMap(({ m, folder }) => ["prisma", "@prisma/client"].map((name) => ({ ranges: rangesOf(m), folder, name })));
+  const prisma =
+    prismaListed.map(({ ranges, folder, name }) => resolvedVersion(host, folder, ranges, name)).find(Boolean) ??
+    prismaListed.map(({ ranges, name }) => rangeFloor(ranges, name)).find(Boolean);
   const zod = version(manifest, "", "zod");
   const supported = (name: string, major: number, majors: readonly number[]) => {
     if (!majors.includes(major))

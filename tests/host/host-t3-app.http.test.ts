@@ -32,10 +32,14 @@ import { createEmptyDatabase } from "../helpers/host-install";
 /**
  * The module put into a create-t3-app host (tests/fixtures/host-t3-app): Next 15, Prisma 6 with `prisma-client-js`
  * generating into generated/prisma, zod 3.25, `~/*` mapped to ./src/*, t3's strict tsconfig and type-checked lint,
- * and its own src/middleware.ts that sends every path without a session cookie to /login. The host is built, checked
- * and started before the install; after it, the printed steps and the one line on the gate, the module works through
- * the host's server and the host's lint, typecheck, build and page come out as they went in; after the uninstall and
- * its step, the host's files, lint, typecheck and build are those from before the install.
+ * and its own src/middleware.ts that sends every path without a session cookie to /login. Its package.json has
+ * create-t3-app 7.40's own ranges (zod ^3.24.2, next ^15.2.3, Prisma ^6.6.0) and its lockfile what npm resolves for
+ * them (zod 3.25.76, next 15.5, Prisma 6.19.3), which the install reads, so it needs no Prisma preview feature and
+ * keeps the host's ranges. The host lists @prisma/adapter-pg at its Prisma range ^6.6.0, as the install would add it
+ * to a t3 host, because its own src/server/db.ts gives the engine-less client (`engineType = "client"`) that adapter.
+ * The host is built, checked and started before the install; after it, the printed steps and the one line on the
+ * gate, the module works through the host's server and the host's lint, typecheck, build and page come out as they
+ * went in; after the uninstall and its step, the host's files, lint, typecheck and build are those from before.
  */
 const GATE = "src/middleware.ts";
 /** The host's generated client, which its own `npm install` writes (not a file of the host's). */
@@ -107,14 +111,16 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
     expect(packageJson.scripts.start).toBe(
       'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/runtime/next-server-preload.mjs" next start',
     );
-    // Prisma's packages at the host's Prisma 6 range; the host's zod 3 stays.
+    // Prisma's packages at the host's Prisma 6 range; the host's zod range stays, its lockfile's 3.25 accepted.
     expect({
       adapter: packageJson.dependencies["@prisma/adapter-pg"],
       utils: packageJson.dependencies["@prisma/driver-adapter-utils"],
       instrumentation: packageJson.dependencies["@prisma/instrumentation"],
       client: packageJson.dependencies["@prisma/client"],
       zod: packageJson.dependencies.zod,
-    }).toEqual({ adapter: "^6.16.0", utils: "^6.16.0", instrumentation: "^6.16.0", client: "^6.16.0", zod: "^3.25.0" });
+    }).toEqual({ adapter: "^6.6.0", utils: "^6.6.0", instrumentation: "^6.6.0", client: "^6.6.0", zod: "^3.24.2" });
+    expect(installOutput).toContain("- kept the host's zod@^3.24.2 (the module is tested with ");
+    expect(readFileSync(path.join(host, "prisma/schema.prisma"), "utf8")).not.toContain("previewFeatures");
     expect(readFileSync(path.join(host, "next.config.js"), "utf8")).toContain(
       'serverExternalPackages: ["pg", "@prisma/adapter-pg", "next-swagger-doc"]',
     );

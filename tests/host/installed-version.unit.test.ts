@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { readHostPackage } from "@/scripts/host/host-package";
 import { installedVersion, pnpmLocked } from "@/scripts/host/installed-version";
+import { planPackages } from "@/scripts/host/plan-packages";
 import { readHostProject } from "@/scripts/host/project-info";
 import { openHost } from "@/scripts/host/workspace";
 
@@ -22,12 +24,29 @@ function folderOf(files: Record<string, string>, app = "") {
 }
 
 const json = (value: unknown) => JSON.stringify(value);
-/** create-t3-app 7.40's ranges, whose zod floor (3.24) lacks "zod/v4" while what it installs (3.25.76) has it. */
+/**
+ * create-t3-app 7.40's ranges, whose floors lack what the module needs (zod 3.24 has no "zod/v4", Prisma 6.6 has
+ * driver adapters only as a preview feature) while what they install today (zod 3.25.76, Prisma 6.19.3) has it.
+ */
 const t3 = {
-  "package.json": json({ dependencies: { next: "^15.2.3", "@prisma/client": "^6.16.0", zod: "^3.24.2" } }),
+  "package.json": json({
+    dependencies: { next: "^15.2.3", "@prisma/client": "^6.6.0", zod: "^3.24.2" },
+    devDependencies: { prisma: "^6.6.0" },
+  }),
   "tsconfig.json": json({ compilerOptions: { paths: { "~/*": ["./src/*"] } } }),
   "src/app/layout.tsx": "",
+  // create-t3-app's generator, without previewFeatures.
+  "prisma/schema.prisma":
+    'generator client {\n  provider = "prisma-client-js"\n  output   = "../generated/prisma"\n}\n',
 };
+/** package-lock.json pinning these versions, as npm writes it. */
+const npmLock = (versions: Record<string, string>) =>
+  json({
+    lockfileVersion: 3,
+    packages: Object.fromEntries(
+      Object.entries(versions).map(([name, version]) => [`node_modules/${name}`, { version }]),
+    ),
+  });
 const PNPM_9 = `lockfileVersion: '9.0'
 
 importers:
@@ -35,7 +54,7 @@ importers:
   .:
     dependencies:
       '@prisma/client':
-        specifier: ^6.16.0
+        specifier: ^6.6.0
         version: 6.19.0(prisma@6.19.0(typescript@5.9.3))(typescript@5.9.3)
       zod:
         specifier: ^3.24.2
@@ -49,16 +68,18 @@ packages:
 
 describe("the versions a host runs on", () => {
   it("create-t3-app's zod ^3.24.2 is the 3.25.76 in node_modules, not its range's floor", () => {
-    const host = folderOf({ ...t3, "node_modules/zod/package.json": json({ name: "zod", version: "3.25.76" }) });
-    expect(readHostProject(host).majors.zod).toEqual({ major: 3, minor: 25 });
+    const host = folderOf({
+      ...t3,
+      "node_modules/zod/package.json": json({ name: "zod", version: "3.25.76" }),
+      "node_modules/prisma/package.json": json({ name: "prisma", version: "6.19.3" }),
+    });
+    expect(readHostProject(host).majors).toMatchObject({ prisma: 6, prismaMinor: 19, zod: { major: 3, minor: 25 } });
   });
 
   it("without node_modules, the version package-lock.json or pnpm-lock.yaml pins", () => {
-    const npm = folderOf({
-      ...t3,
-      "package-lock.json": json({ lockfileVersion: 3, packages: { "node_modules/zod": { version: "3.25.76" } } }),
-    });
-    expect(readHostProject(npm).majors).toMatchObject({ next: 15, zod: { major: 3, minor: 25 } });
+    // Only the client locked: its 6.19, not the floor of prisma's ^6.6.0, though prisma is read first.
+    const npm = folderOf({ ...t3, "package-lock.json": npmLock({ zod: "3.25.76", "@prisma/client": "6.19.3" }) });
+    expect(readHostProject(npm).majors).toMatchObject({ next: 15, prismaMinor: 19, zod: { major: 3, minor: 25 } });
     const pnpm = folderOf({ ...t3, "pnpm-lock.yaml": PNPM_9 });
     expect(readHostProject(pnpm).majors).toMatchObject({ prisma: 6, prismaMinor: 19, zod: { major: 3, minor: 25 } });
   });
@@ -66,6 +87,33 @@ describe("the versions a host runs on", () => {
   it("the floor of the range only where nothing is installed or locked, and refused below zod 3.25", () => {
     expect(() => readHostProject(folderOf(t3))).toThrow(
       'the host has zod 3.24; the module needs zod 3.25 or later, or 4 (it imports "zod/v4")',
+    );
+  });
+
+  it("t3's ranges locked at zod 3.25 and Prisma 6.19: no preview feature, and the host's ranges kept", () => {
+    const locked = { next: "15.5.29", zod: "3.25.76", prisma: "6.19.3", "@prisma/client": "6.19.3" };
+    const host = folderOf({ ...t3, "package-lock.json": npmLock(locked) });
+    const project = readHostProject(host);
+    expect(project.majors).toEqual({ next: 15, prisma: 6, prismaMinor: 19, zod: { major: 3, minor: 25 } });
+    const { json: planned, notes } = planPackages(readHostPackage(host), project);
+    expect({ ...planned.dependencies, ...planned.devDependencies }).toMatchObject({
+      zod: "^3.24.2",
+      prisma: "^6.6.0",
+      "@prisma/client": "^6.6.0",
+      "@prisma/adapter-pg": "^6.6.0",
+      "@prisma/driver-adapter-utils": "^6.6.0",
+      "@prisma/instrumentation": "^6.6.0",
+    });
+    expect(notes).toContainEqual(
+      expect.stringMatching(/^kept the host's zod@\^3\.24\.2 \(the module is tested with 4\./),
+    );
+    // The same ranges locked at Prisma 6.6: the preview feature the module's adapter needs there.
+    const old = folderOf({
+      ...t3,
+      "package-lock.json": npmLock({ ...locked, prisma: "6.6.0", "@prisma/client": "6.6.0" }),
+    });
+    expect(() => readHostProject(old)).toThrow(
+      "the host runs Prisma 6.6, where the module's driver adapter is a preview",
     );
   });
 
