@@ -381,11 +381,30 @@ export async function expectDocsServed(baseUrl: string): Promise<void> {
   expect(await docsInChromium(baseUrl)).toEqual({ status: 200, operations: OPERATIONS.length, consoleErrors: [] });
 }
 
-/** A copy of tests/fixtures/host-app (with an overlay's files on top) taken through the install and its steps. */
-export interface HostAppInstall {
+/** A fixture host as its developer has it, before the install. */
+export interface HostSetup {
+  /** The folder under tests/fixtures, and an overlay folder whose files go on top. */
+  fixture: string;
+  overlay?: string;
+  /** The app's folder and the folder of the schema's prisma/migrations, relative to the fixture's root. */
+  app?: string;
+  schemaHome?: string;
+  manager: "npm" | "pnpm";
+  /** The host's own commands in its root: its packages, then its client. */
+  install: string[];
+  generate: string[];
+  /** The generated client, relative to the root, which tree() leaves out. */
+  generated?: string;
+}
+
+/** A fixture host taken through the install and its printed steps. */
+export interface HostInstall {
   /** The temporary folder holding the host, removed by stop(). */
   parent: string;
-  host: string;
+  root: string;
+  app: string;
+  /** The machine's settings and the host's DATABASE_URL (and pnpm on PATH), as the host's commands ran. */
+  env: Record<string, string | undefined>;
   db: TestDatabase;
   installOutput: string;
   before: Map<string, string>;
@@ -393,56 +412,72 @@ export interface HostAppInstall {
   checksBefore: ReturnType<typeof checks>;
   buildBefore: string[];
   buildAfter: string[];
+  /** The host's /referrals page before the install, and once the printed steps started it. */
   pageBefore: Awaited<ReturnType<typeof referralsPage>>;
+  pageAfter: Awaited<ReturnType<typeof referralsPage>>;
   /** The host started by the printed steps, with the module. */
   server: ProcessGroup;
   baseUrl: string;
-  /** The host started again with these settings. */
-  start: (env: Record<string, string | undefined>) => Promise<{ group: ProcessGroup; url: string }>;
+  /** The host started again with these settings on top of `env`. */
+  start: (settings: Record<string, string | undefined>) => Promise<{ group: ProcessGroup; url: string }>;
   stop: () => Promise<void>;
 }
 
 /**
- * tests/fixtures/host-app, with `overlay`'s files on top, as its developer has it (packages, client and migrations,
- * built, checked, its page read, started and stopped), then `npm run host:install` and exactly the steps it prints
- * (the settings given in the environment, `npm start` as the server) on the host's own database.
+ * A copy of a fixture host as its developer has it (its packages, client and migrations; built, checked, its page
+ * read, started and stopped), then `npm run host:install` and exactly the steps it prints (the settings given in the
+ * environment, the host's start as the server) on the host's own database.
  */
-export async function installIntoHostApp(overlay: string | undefined): Promise<HostAppInstall> {
-  const parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-"));
-  const host = path.join(parent, "host-app");
-  cpSync(path.join(FIXTURES, "host-app"), host, { recursive: true });
-  if (overlay) cpSync(path.join(FIXTURES, overlay), host, { recursive: true });
+export async function installIntoHost(setup: HostSetup): Promise<HostInstall> {
+  const { manager, generated = "app/generated" } = setup;
+  const parent = mkdtempSync(path.join(tmpdir(), `lead-intake-${setup.fixture}-`));
+  const root = path.join(parent, setup.fixture);
+  const app = path.join(root, setup.app ?? "");
+  cpSync(path.join(FIXTURES, setup.fixture), root, { recursive: true });
+  if (setup.overlay) cpSync(path.join(FIXTURES, setup.overlay), root, { recursive: true });
   const db = await createEmptyDatabase();
-  const start = (env: Record<string, string | undefined>) => startHost(host, "npm", { DATABASE_URL: db.url, ...env });
-  await applyHostMigrations(host, db.url);
-  mustRun("npm", ["install"], host, MACHINE);
-  mustRun("npx", ["prisma", "generate"], host, MACHINE);
-  // After the build, as after the install's steps: the host's typecheck reads the route types the build generates.
-  const buildBefore = problems(mustRun("npm", ["run", "build"], host, MACHINE));
-  const checksBefore = checks(host, MACHINE);
-  const { group, url } = await start({});
-  let pageBefore: HostAppInstall["pageBefore"];
+  const env = {
+    ...MACHINE,
+    DATABASE_URL: db.url,
+    ...(manager === "pnpm" ? { PATH: pnpmOnPath(parent) } : {}),
+  };
+  const start = (settings: Record<string, string | undefined>) => startHost(app, manager, { ...env, ...settings });
+  await applyHostMigrations(path.join(root, setup.schemaHome ?? setup.app ?? ""), db.url);
+  mustRun(setup.install[0]!, setup.install.slice(1), root, env);
+  mustRun(setup.generate[0]!, setup.generate.slice(1), root, env);
+  // Built first, as after the install's steps: the host's typecheck reads the route types the build generates.
+  const buildBefore = problems(mustRun(manager, ["run", "build"], app, env));
+  const checksBefore = checks(app, env, manager);
+  const hostOnly = await start({});
+  let pageBefore: HostInstall["pageBefore"];
   try {
-    pageBefore = await referralsPage(url);
+    pageBefore = await referralsPage(hostOnly.url);
   } finally {
-    await group.stop();
+    await hostOnly.group.stop();
   }
-  rmSync(path.join(host, ".next"), { recursive: true, force: true });
+  rmSync(path.join(app, ".next"), { recursive: true, force: true });
 
-  const before = tree(host);
-  const installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", host], ROOT);
-  const afterInstall = tree(host);
-  let started: { group: ProcessGroup; url: string } | undefined;
-  const settings = { ...MACHINE, DATABASE_URL: db.url, LEADS_API_KEY: TEST_KEY };
-  const buildAfter = await followSteps(printedSteps(installOutput), host, settings, async () => {
-    started = await start({ LEADS_API_KEY: TEST_KEY });
-    return started.url;
-  });
+  const before = tree(root, generated);
+  const installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", app], ROOT);
+  const afterInstall = tree(root, generated);
+  let started: { group: ProcessGroup; url: string; page: HostInstall["pageAfter"] } | undefined;
+  const buildAfter = await followSteps(
+    printedSteps(installOutput),
+    app,
+    { ...env, LEADS_API_KEY: TEST_KEY },
+    async () => {
+      const { group, url } = await start({ LEADS_API_KEY: TEST_KEY });
+      started = { group, url, page: await referralsPage(url) };
+      return url;
+    },
+  );
   if (!started) throw new Error(`the install printed no start step:\n${installOutput}`);
   const server = started.group;
   return {
     parent,
-    host,
+    root,
+    app,
+    env,
     db,
     installOutput,
     before,
@@ -451,6 +486,7 @@ export async function installIntoHostApp(overlay: string | undefined): Promise<H
     buildBefore,
     buildAfter,
     pageBefore,
+    pageAfter: started.page,
     server,
     baseUrl: started.url,
     start,
@@ -461,3 +497,13 @@ export async function installIntoHostApp(overlay: string | undefined): Promise<H
     },
   };
 }
+
+/** tests/fixtures/host-app, with an overlay's files on top, taken through the install: npm, its schema in the app. */
+export const installIntoHostApp = (overlay: string | undefined) =>
+  installIntoHost({
+    fixture: "host-app",
+    overlay,
+    manager: "npm",
+    install: ["npm", "install"],
+    generate: ["npx", "prisma", "generate"],
+  });

@@ -13,7 +13,7 @@ import {
   checks,
   expectDocsServed,
   FIXTURES,
-  type HostAppInstall,
+  type HostInstall,
   installIntoHostApp,
   MACHINE,
   mustRun,
@@ -47,7 +47,7 @@ const VARIANTS = [
 ] as const;
 
 describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant) => {
-  let installed: HostAppInstall;
+  let installed: HostInstall;
   let host: string;
   let db: TestDatabase;
   let server: ProcessGroup;
@@ -66,8 +66,18 @@ describe.each(VARIANTS)("npm run host:install into a host app: $name", (variant)
 
   beforeAll(async () => {
     installed = await installIntoHostApp(variant.overlay);
-    ({ host, db, server, baseUrl, installOutput, before, afterInstall, checksBefore, buildBefore, buildAfter } =
-      installed);
+    ({
+      app: host,
+      db,
+      server,
+      baseUrl,
+      installOutput,
+      before,
+      afterInstall,
+      checksBefore,
+      buildBefore,
+      buildAfter,
+    } = installed);
     pageBefore = installed.pageBefore;
   }, 1_800_000);
 

@@ -1,5 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STATE_FILE } from "@/scripts/host/manifest";
@@ -7,24 +6,18 @@ import type { ProcessGroup } from "@/scripts/process-group";
 import { call, TEST_KEY } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import {
-  applyHostMigrations,
   checks,
+  type HostInstall,
+  installIntoHost,
   expectDocsServed,
-  FIXTURES,
-  followSteps,
-  MACHINE,
-  mustRun,
   printedSteps,
-  problems,
   referralsPage,
-  ROOT,
   run,
   startHost,
   tree,
   treeChanges,
   uninstallAndBuild,
 } from "../helpers/host-app";
-import { createEmptyDatabase } from "../helpers/host-install";
 
 /**
  * The module put into an npm-workspaces monorepo (tests/fixtures/host-monorepo): the Next 16 app in apps/crm, the
@@ -38,7 +31,7 @@ const DB = "packages/db";
 const GENERATED = `${DB}/src/generated`;
 const GENERATE = "npm install && npm exec -w @crm/db -- prisma generate";
 
-let parent: string;
+let installed: HostInstall;
 let root: string;
 let app: string;
 let env: Record<string, string | undefined>;
@@ -58,41 +51,23 @@ const settings = () => ({ ...env, LEADS_API_KEY: TEST_KEY });
 const hostCheck = () => run("npm", ["run", "--silent", "host:check", "--", "--url", baseUrl], app, settings());
 
 beforeAll(async () => {
-  parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-monorepo-"));
-  root = path.join(parent, "host-monorepo");
-  app = path.join(root, APP);
-  cpSync(path.join(FIXTURES, "host-monorepo"), root, { recursive: true });
-  db = await createEmptyDatabase();
-  env = { ...MACHINE, DATABASE_URL: db.url };
-  // The workspace as it was: its packages from its one lockfile, its client, its migration applied.
-  await applyHostMigrations(path.join(root, DB), db.url);
-  mustRun("npm", ["ci"], root, env);
-  mustRun("npm", ["exec", "-w", "@crm/db", "--", "prisma", "generate"], root, env);
-  // Built first: the layout's types (LayoutProps) come from the build.
-  buildBefore = problems(mustRun("npm", ["run", "build"], app, env));
-  checksBefore = checks(app, env);
-  const hostOnly = await startHost(app, "npm", env);
-  try {
-    pageBefore = await referralsPage(hostOnly.url);
-  } finally {
-    await hostOnly.group.stop();
-  }
-  rmSync(path.join(app, ".next"), { recursive: true, force: true });
-
-  before = tree(root, GENERATED);
-  installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", app], ROOT);
-  afterInstall = tree(root, GENERATED);
-  buildAfter = await followSteps(printedSteps(installOutput), app, settings(), async () => {
-    ({ group: server, url: baseUrl } = await startHost(app, "npm", settings()));
-    pageAfter = await referralsPage(baseUrl);
-    return baseUrl;
+  installed = await installIntoHost({
+    fixture: "host-monorepo",
+    app: APP,
+    schemaHome: DB,
+    manager: "npm",
+    install: ["npm", "ci"],
+    generate: ["npm", "exec", "-w", "@crm/db", "--", "prisma", "generate"],
+    generated: GENERATED,
   });
+  ({ root, app, env, db, server, baseUrl, installOutput, before, afterInstall, checksBefore, buildBefore, buildAfter } =
+    installed);
+  ({ pageBefore, pageAfter } = installed);
 }, 1_800_000);
 
 afterAll(async () => {
   await server?.stop();
-  await db?.sql.end();
-  if (parent) rmSync(parent, { recursive: true, force: true });
+  await installed?.stop();
 });
 
 describe("npm run host:install into the app of an npm-workspaces monorepo, its schema in a workspace package", () => {

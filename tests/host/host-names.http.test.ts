@@ -10,7 +10,7 @@ import {
   checks,
   expectDocsServed,
   FIXTURES,
-  type HostAppInstall,
+  type HostInstall,
   installIntoHostApp,
   MACHINE,
   mustRun,
@@ -49,7 +49,7 @@ const VARIANTS = [
 ] as const;
 
 describe.each(VARIANTS)("npm run host:install into a host with $name", (variant) => {
-  let installed: HostAppInstall;
+  let installed: HostInstall;
   let host: string;
   let db: TestDatabase;
   let baseUrl: string;
@@ -60,7 +60,7 @@ describe.each(VARIANTS)("npm run host:install into a host with $name", (variant)
 
   beforeAll(async () => {
     installed = await installIntoHostApp(variant.overlay);
-    ({ host, db, baseUrl } = installed);
+    ({ app: host, db, baseUrl } = installed);
     names = JSON.parse(readFileSync(path.join(host, "lib/db/host-names.json"), "utf8")) as HostNames;
   }, 1_800_000);
 

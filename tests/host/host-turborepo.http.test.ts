@@ -1,31 +1,24 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STATE_FILE } from "@/scripts/host/manifest";
 import type { ProcessGroup } from "@/scripts/process-group";
-import { call, TEST_KEY } from "../helpers/api";
+import { call } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
 import {
-  applyHostMigrations,
   checks,
+  type HostInstall,
+  installIntoHost,
   expectDocsServed,
   FIXTURES,
-  followSteps,
   hostCheck,
-  MACHINE,
-  mustRun,
-  pnpmOnPath,
   printedSteps,
-  problems,
   referralsPage,
-  ROOT,
   startHost,
   tree,
   treeChanges,
   uninstallAndBuild,
 } from "../helpers/host-app";
-import { createEmptyDatabase } from "../helpers/host-install";
 
 /**
  * The module put into a pnpm-workspace monorepo in Turborepo's layout (tests/fixtures/host-turborepo): the Next 16 app
@@ -52,7 +45,7 @@ const withoutKeptPeer = (lock: string) =>
     .replace(/^ {2}'@opentelemetry\/api@[\d.]+':\n( {4}.*\n)+\n/gm, "")
     .replace(/^ {6}'@opentelemetry\/api': [\d.]+\n/gm, "");
 
-let parent: string;
+let installed: HostInstall;
 let root: string;
 let app: string;
 let env: Record<string, string | undefined>;
@@ -68,44 +61,24 @@ let buildAfter: string[];
 let pageBefore: Awaited<ReturnType<typeof referralsPage>>;
 let pageAfter: Awaited<ReturnType<typeof referralsPage>>;
 
-const settings = () => ({ ...env, LEADS_API_KEY: TEST_KEY });
-
 beforeAll(async () => {
-  parent = mkdtempSync(path.join(tmpdir(), "lead-intake-host-turborepo-"));
-  root = path.join(parent, "host-turborepo");
-  app = path.join(root, APP);
-  cpSync(path.join(FIXTURES, "host-turborepo"), root, { recursive: true });
-  db = await createEmptyDatabase();
-  env = { ...MACHINE, PATH: pnpmOnPath(parent), DATABASE_URL: db.url };
-  // The workspace as it was: its packages from its one lockfile, its client, its migration applied.
-  await applyHostMigrations(path.join(root, DB), db.url);
-  mustRun("pnpm", ["install", "--frozen-lockfile"], root, env);
-  mustRun("pnpm", ["--filter", "@repo/database", "exec", "prisma", "generate"], root, env);
-  // Built first: the layout's types (LayoutProps) come from the build.
-  buildBefore = problems(mustRun("pnpm", ["run", "build"], app, env));
-  checksBefore = checks(app, env, "pnpm");
-  const hostOnly = await startHost(app, "pnpm", env);
-  try {
-    pageBefore = await referralsPage(hostOnly.url);
-  } finally {
-    await hostOnly.group.stop();
-  }
-  rmSync(path.join(app, ".next"), { recursive: true, force: true });
-
-  before = tree(root, GENERATED);
-  installOutput = mustRun("npm", ["run", "--silent", "host:install", "--", app], ROOT);
-  afterInstall = tree(root, GENERATED);
-  buildAfter = await followSteps(printedSteps(installOutput), app, settings(), async () => {
-    ({ group: server, url: baseUrl } = await startHost(app, "pnpm", settings()));
-    pageAfter = await referralsPage(baseUrl);
-    return baseUrl;
+  installed = await installIntoHost({
+    fixture: "host-turborepo",
+    app: APP,
+    schemaHome: DB,
+    manager: "pnpm",
+    install: ["pnpm", "install", "--frozen-lockfile"],
+    generate: ["pnpm", "--filter", "@repo/database", "exec", "prisma", "generate"],
+    generated: GENERATED,
   });
+  ({ root, app, env, db, server, baseUrl, installOutput, before, afterInstall, checksBefore, buildBefore, buildAfter } =
+    installed);
+  ({ pageBefore, pageAfter } = installed);
 }, 1_800_000);
 
 afterAll(async () => {
   await server?.stop();
-  await db?.sql.end();
-  if (parent) rmSync(parent, { recursive: true, force: true });
+  await installed?.stop();
 });
 
 describe("npm run host:install into apps/web of a Turborepo pnpm workspace, its schema in packages/database", () => {
