@@ -51,7 +51,7 @@ function machineCpuMs(): number {
   return (user + nice + system + irq + softirq + steal) * TICK_MS;
 }
 
-function cpuNow(group: ProcessGroup, databaseDir: string): CpuMs {
+function cpuNow(group: Pick<ProcessGroup, "pid">, databaseDir: string): CpuMs {
   return {
     server: cpuMs(pids(["-g", String(group.pid)])),
     database: databaseCpuMs(databaseDir),
@@ -61,7 +61,7 @@ function cpuNow(group: ProcessGroup, databaseDir: string): CpuMs {
 
 /** Runs `run` and returns its result with the CPU ms per request it cost the server, PostgreSQL and the machine. */
 export async function withCpu(
-  group: ProcessGroup,
+  group: Pick<ProcessGroup, "pid">,
   databaseDir: string,
   run: () => Promise<Load>,
 ): Promise<Load & { cpuMs: CpuMs }> {

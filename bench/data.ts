@@ -4,6 +4,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { HOST_NAMES, type HostField, type HostNames } from "@/lib/db/host-names";
+import { quoted } from "@/lib/db/layout";
 import { migrate } from "@/lib/db/migrate";
 import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
 import { freePort } from "@/scripts/process-group";
@@ -11,24 +13,39 @@ import { freePort } from "@/scripts/process-group";
 export const SOURCES = 200;
 export const USERS = 500;
 
-/** The 200 sources (with the 4 configured default sources) and 500 users of every run. */
-export async function seedSourcesAndUsers(pool: pg.Pool): Promise<void> {
+/**
+ * The 200 sources (with the 4 configured default sources) and 500 users of every run, written to the tables and
+ * columns `names` gives: the module's own, or a mapped host's (bench/mapped.ts).
+ */
+export async function seedSourcesAndUsers(pool: pg.Pool, names: HostNames = HOST_NAMES): Promise<void> {
+  const customers = quoted(names.Customer.table);
+  const customer = (field: HostField<"Customer">) => columnOf(names.Customer.columns, field);
   await pool.query(
-    `INSERT INTO customers (id, kind, name, source_type)
+    `INSERT INTO ${customers} (${customer("id")}, ${customer("kind")}, ${customer("name")}, ${customer("sourceType")})
      SELECT 'src_bench_' || g, 'source', 'Bench Source ' || g, CASE WHEN g % 2 = 0 THEN 'ads' ELSE 'other' END
      FROM generate_series(1, $1::int) g`,
     [SOURCES - 4], // plus the 4 configured default sources
   );
   await pool.query(
-    `INSERT INTO lead_source_names (key, customer_id) SELECT lead_intake_source_key(name), id FROM customers WHERE id LIKE 'src_bench_%'`,
+    `INSERT INTO lead_source_names (key, customer_id)
+     SELECT lead_intake_source_key(${customer("name")}), ${customer("id")} FROM ${customers}
+     WHERE ${customer("id")} LIKE 'src_bench_%'`,
   );
+  const user = (field: HostField<"User">) => columnOf(names.User.columns, field);
   await pool.query(
-    `INSERT INTO users (platform_id, name, access_levels)
+    `INSERT INTO ${quoted(names.User.table)} (${user("platformId")}, ${user("name")}, ${user("accessLevels")})
      SELECT CASE WHEN g % 5 = 0 THEN NULL ELSE 'plat_' || g END, 'User ' || g,
             CASE WHEN g % 3 = 0 THEN ARRAY['manager'] ELSE ARRAY['sales'] END
      FROM generate_series(1, $1::int) g`,
     [USERS],
   );
+}
+
+/** A host column the seed writes, quoted; a host may lack some (lib/db/host-names.ts), but not these. */
+function columnOf(columns: Record<string, string | null>, field: string): string {
+  const column = columns[field];
+  if (column === null) throw new Error(`the benchmark's seed needs the host's ${field} column`);
+  return quoted(column);
 }
 
 /** Fills the database to `size` source-referred leads with set-based SQL (not through the API). */

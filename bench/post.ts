@@ -89,10 +89,10 @@ export async function measurePost(
   return { post, cpu };
 }
 
-type Measured = Load & { cpuMs: CpuMs };
+export type Measured = Load & { cpuMs: CpuMs };
 
 /** Each figure of a server's runs at one connection count: its median over the runs. */
-function medianRun(runs: Measured[]): Measured {
+export function medianRun(runs: Measured[]): Measured {
   const median = (pick: (run: Measured) => number) => {
     const sorted = runs.map(pick).sort((a, b) => a - b);
     return sorted[(sorted.length - 1) >> 1];

@@ -8,6 +8,7 @@ import { renderChart } from "./chart";
 import type { HostBulkFigures } from "./host-bulk";
 import { oneSourceMiddleOverFirst, type ListFigures, type ReadFigures } from "./list";
 import { round2 } from "./load";
+import { mappedRatios, type MappedFigures } from "./mapped";
 import { optionRatios, type OptionFigures } from "./options";
 import type { PooledFigures } from "./pooled";
 import type { PostCpu, PostFigures } from "./post";
@@ -31,6 +32,7 @@ export interface Measurements {
   burst: BurstFigures;
   pooled: PooledFigures;
   options: OptionFigures;
+  mapped: MappedFigures;
   list: Record<string, ListFigures>;
   reads: ReadFigures;
   import: ImportFigures | null;
@@ -76,6 +78,7 @@ export function toResult(m: Measurements, startedAt: number): BenchResult {
       postPooledThreeOverOneAt64: round2(m.pooled.pooledRps / m.pooled.directRps),
       ...burstRatios(m.burst),
       ...optionRatios(m.options),
+      ...mappedRatios(m.mapped),
       sourcesNotModifiedOverListAt100k: round2(
         m.sourcesScale.many.sourcesListNotModified.p50Ms / m.sourcesScale.many.sourcesList.p50Ms,
       ),
@@ -156,6 +159,13 @@ function toMarkdown(r: BenchResult): string {
       `(transaction mode, ${r.pooled.poolerServerConnections} server connections, ${r.pooled.statements} statements): ${r.pooled.pooledRps} req/s, ` +
       `p99 ${r.pooled.pooledP99Ms} ms; one process direct, taken in turn: ${r.pooled.directRps} req/s, p99 ${r.pooled.directP99Ms} ms.`,
     "",
+    `Creation as the route runs it, ${r.mapped.connections} at a time, in a host's own names (${r.mapped.mappedRps}/s, ` +
+      `p99 ${r.mapped.mappedP99Ms} ms) beside the module's (${r.mapped.ownRps}/s, p99 ${r.mapped.ownP99Ms} ms): ` +
+      `CPU ms per lead ${r.mapped.mappedCpuMs.server} / ${r.mapped.ownCpuMs.server} in the creating process, ` +
+      `${r.mapped.mappedCpuMs.database} / ${r.mapped.ownCpuMs.database} in PostgreSQL (added per POST: ` +
+      `${r.mapped.addedCpuMsPerPost.process} and ${r.mapped.addedCpuMsPerPost.database} ms); ` +
+      `${r.mapped.refused.mapped} / ${r.mapped.refused.own} refused as busy.`,
+    "",
     `POST burst: ${r.burst.connections.toLocaleString("en")} connections at once for ${r.burst.seconds} s, after ` +
       `16 steady connections (${r.burst.steadyCreatedPerSecond} created/s, p99 ${r.burst.steadyP99Ms} ms): ` +
       `${r.burst.createdPerSecond} created/s, p99 of the created ${r.burst.admittedP99Ms} ms, ${r.burst.refused} refused 429 ` +
@@ -181,6 +191,7 @@ function toMarkdown(r: BenchResult): string {
       `${r.ratios.postServerCpuRateLimitedOverPlainAt16} | <= 1.1 |`,
     `| Server CPU per POST at 16 connections, metrics on (both exporters) / off | ` +
       `${r.ratios.postServerCpuMetricsOverPlainAt16} | <= 1.05 |`,
+    `| Creations/s at 16 at a time, a host's own names / the module's | ${r.ratios.postMappedOverOwnAt16} | >= 0.95 |`,
     `| POST burst created/s / steady created/s | ${r.ratios.burstGoodputOverSteady} | >= 0.8 |`,
     `| POST burst p99 of the created / steady p99 | ${r.ratios.burstAdmittedP99OverSteady} | <= 5 |`,
     `| POST burst answers 500 | ${r.burst.status500} | 0 |`,

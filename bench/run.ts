@@ -15,6 +15,7 @@ import { measureHostBulk } from "./host-bulk";
 import { benchImport } from "./import";
 import { measureList, measureReads } from "./list";
 import { KEY } from "./load";
+import { measureMapped } from "./mapped";
 import { measureOptions } from "./options";
 import { measurePooled } from "./pooled";
 import { measurePost, warmPost } from "./post";
@@ -44,6 +45,8 @@ async function main() {
       const pooled = await measurePooled(servers.service, database.url);
       console.log("Server CPU per POST at 16 connections with a rate limit, and with metrics, beside neither...");
       const options = await measureOptions(database.url, dir);
+      console.log("Creation at 16 at a time with a host's own names beside the module's, in databases of their own...");
+      const mapped = await measureMapped(database.url, dir);
       const list = await measureList(servers.service.url, pool);
       const reads = await measureReads(servers.service.url);
       const rssEnd = serverRssMb(servers.service.group);
@@ -62,6 +65,7 @@ async function main() {
         burst,
         pooled,
         options,
+        mapped,
         list,
         reads,
         import: imported,

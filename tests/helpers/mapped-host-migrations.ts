@@ -9,7 +9,7 @@ import type { TestDatabase } from "./db";
  * Applies the module's migrations, rendered with `names` from the module's own (the file on disk, whatever a test
  * mocks), to a database holding the host's tables; host_tables is never a host's.
  */
-export async function migrateMappedHost(db: TestDatabase, names: HostNames): Promise<void> {
+export async function migrateMappedHost(db: Pick<TestDatabase, "url">, names: HostNames): Promise<void> {
   const own = parseHostNames(JSON.parse(readFileSync("lib/db/host-names.json", "utf8")));
   const rendered = (await readMigrations())
     .filter((migration) => !migration.name.endsWith("_host_tables"))
