@@ -18,7 +18,6 @@ import { docsInChromium, OPERATIONS } from "./chromium";
 import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { expect } from "vitest";
-import { gateLine } from "@/scripts/host/gate";
 import { call, TEST_KEY } from "./api";
 import type { TestDatabase } from "./db";
 import { createEmptyDatabase } from "./host-install";
@@ -181,8 +180,33 @@ export async function applyHostMigrations(host: string, databaseUrl: string): Pr
 }
 
 /**
- * The printed steps, run as printed: the settings are given in `env`, and the host's start is
- * `start()`, which keeps the server and returns its base URL. Returns the problems the build step printed.
+ * An "Edit <file>: ..." step the install printed, done as its developer would: its code put on a new line after the
+ * line it names (indented as that line, one level in), in place of the text it names, or at the file's end.
+ */
+export function applyEditStep(step: string, folder: string): void {
+  const [, file, how] = /^Edit ([^:]+): .*?: ((?:put|replace|add) `.*)$/.exec(step) ?? [];
+  if (!file || !how) throw new Error(`not an edit the install prints: ${step}`);
+  const target = path.join(folder, file);
+  const text = readFileSync(target, "utf8");
+  const lines = text.split("\n");
+  const after = /^put `([^`]+)` on a new line after `([^`]+)`$/.exec(how);
+  const replace = /^replace `([^`]+)` with `([^`]+)`$/.exec(how);
+  const atEnd = /^add `([^`]+)` at its end$/.exec(how);
+  const at = after ? lines.findIndex((line) => line.trim() === after[2]) : -1;
+  let edited: string | undefined;
+  if (after && at >= 0) {
+    lines.splice(at + 1, 0, `${/^\s*/.exec(lines[at])?.[0] ?? ""}  ${after[1]}`);
+    edited = lines.join("\n");
+  } else if (replace && text.split(replace[1]).length === 2) edited = text.replace(replace[1], () => replace[2]);
+  else if (atEnd) edited = `${text.replace(/\n*$/, "\n")}\n${atEnd[1]}\n`;
+  if (edited === undefined) throw new Error(`the edit does not fit ${file}: ${step}`);
+  writeFileSync(target, edited);
+}
+
+/**
+ * The printed steps, run as printed (an "Edit" step done by applyEditStep): the settings are given in `env`, and the
+ * host's start is `start()`, which keeps the server and returns its base URL. Returns the problems the build step
+ * printed.
  */
 export async function followSteps(
   steps: string[],
@@ -195,6 +219,10 @@ export async function followSteps(
   let settings = env;
   for (const step of steps) {
     if (step.startsWith("Set ")) continue;
+    if (step.startsWith("Edit ")) {
+      applyEditStep(step, host);
+      continue;
+    }
     if (step.endsWith(" start")) {
       settings = { ...env, LEADS_HOST_URL: await start() };
       continue;
@@ -249,24 +277,21 @@ export interface GatedInstall {
 }
 
 /**
- * A fixture host whose own gate (`gate`, exporting the function `gateFunction`) sends every path without a session
- * cookie to /login, with its packages and client installed, taken through the install as its developer would: built
- * (the layout's types come from the build), checked and started; then the install, its first step, and host:check
- * through the gate as it was; then the install's one line on the gate put first in the gate's function, the other
- * printed steps followed, and the host started again. `generated` is the host's generated client, left out of its
- * files.
+ * A fixture host whose own gate sends every path without a session cookie to /login, with its packages and client
+ * installed, taken through the install as its developer would: built (the layout's types come from the build),
+ * checked and started; then the install, its first step, and host:check through the gate as it was; then the other
+ * printed steps followed, the edit of the gate among them, and the host started again. `generated` is the host's
+ * generated client, left out of its files.
  */
 export async function installBehindGate(
   host: string,
   options: {
     manager: "npm" | "pnpm";
     env: Record<string, string | undefined>;
-    gate: string;
-    gateFunction: string;
     generated: string;
   },
 ): Promise<GatedInstall> {
-  const { manager, env, gate, gateFunction, generated } = options;
+  const { manager, env, generated } = options;
   const buildBefore = problems(mustRun(manager, ["run", "build"], host, env));
   const checksBefore = checks(host, env, manager);
   const hostOnly = await startHost(host, manager, env, "/login");
@@ -288,13 +313,6 @@ export async function installBehindGate(
     await hostOnly.group.stop();
   }
 
-  const statement = seen.installOutput
-    .split("\n")
-    .find((line) => line.startsWith(`- ${gate} `))!
-    .split("first in it: ")[1];
-  const gateFile = path.join(host, gate);
-  const opening = new RegExp(`(export function ${gateFunction}\\(.*\\) \\{\n)`);
-  writeFileSync(gateFile, readFileSync(gateFile, "utf8").replace(opening, `$1  ${statement}\n`));
   const settings = { ...env, LEADS_API_KEY: TEST_KEY };
   let started: { group: ProcessGroup; url: string } | undefined;
   let pageAfter: GatedInstall["pageAfter"] | undefined;
@@ -307,12 +325,12 @@ export async function installBehindGate(
   return { ...seen, checksBefore, buildBefore, buildAfter, pageAfter, server: started.group, baseUrl: started.url };
 }
 
-/** host:check through the host's gate as it was: exit 1, and the FAIL line naming the gate and its one-line fix. */
-export function expectGateFailure(result: ReturnType<typeof run>, gate: string): void {
+/** host:check through the host's gate as it was: exit 1, and the FAIL line naming the gate and its edit, `step`. */
+export function expectGateFailure(result: ReturnType<typeof run>, gate: string, step: string): void {
   expect(result.status).toBe(1);
   const line = result.output.split("\n").find((l) => l.startsWith("FAIL gate:"));
   expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \/login\) /);
-  expect(line).toContain(`by the host's ${gate}; ${gateLine(gate)}`);
+  expect(line).toContain(`by the host's ${gate}; ${step}`);
 }
 
 /** host:check through the host's server, its gate letting the module's paths through: exit 0. */

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gateLine } from "@/scripts/host/gate";
+import { gateEdit, gateStep } from "@/scripts/host/gate";
 import type { ProcessGroup } from "@/scripts/process-group";
 import { call } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
@@ -33,11 +33,13 @@ import { createEmptyDatabase } from "../helpers/host-install";
  * The module put into a create-t3-app host (tests/fixtures/host-t3-app): Next 15, Prisma 6 with `prisma-client-js`
  * generating into generated/prisma, zod 3.25, `~/*` mapped to ./src/*, t3's strict tsconfig and type-checked lint,
  * and its own src/middleware.ts that sends every path without a session cookie to /login. The host is built, checked
- * and started before the install; after it, the printed steps and the one line on the gate, the module works through
- * the host's server and the host's lint, typecheck, build and page come out as they went in; after the uninstall and
- * its step, the host's files, lint, typecheck and build are those from before the install.
+ * and started before the install; after it, the printed steps (the edit of its gate among them), the module works
+ * through the host's server and the host's lint, typecheck, build and page come out as they went in; after the
+ * uninstall and its step, the host's files, lint, typecheck and build are those from before the install.
  */
 const GATE = "src/middleware.ts";
+/** The install's step for the host's gate: its own function, the module's paths let through first in it. */
+const GATE_STEP = gateStep(GATE, gateEdit(readFileSync(path.join(FIXTURES, "host-t3-app", GATE), "utf8"))!);
 /** The host's generated client, which its own `npm install` writes (not a file of the host's). */
 const GENERATED = "generated";
 
@@ -63,8 +65,6 @@ beforeAll(async () => {
   installed = await installBehindGate(host, {
     manager: "npm",
     env,
-    gate: GATE,
-    gateFunction: "middleware",
     generated: GENERATED,
   });
   ({ server, baseUrl } = installed);
@@ -95,10 +95,13 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
     expect(readFileSync(path.join(host, "src/lib/generated/prisma/client.ts"), "utf8")).toBe(
       'export * from "../../../../generated/prisma";\n',
     );
-    expect(installOutput.split("\n")).toContain(`- ${gateLine(GATE)}`);
+    expect(installOutput.split("\n")).toContain(
+      `- ${GATE} is the host's own and left as it is: a step below says the edit that lets the module's paths through`,
+    );
     expect(printedSteps(installOutput)).toEqual([
       "npm install && npx prisma generate",
       expect.stringMatching(/^Set LEADS_API_KEY \(at least 32 characters/),
+      GATE_STEP,
       "npm run build",
       "npm start",
       "npm run host:check",
@@ -121,7 +124,7 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
   });
 
   it("host:check FAILs, naming the gate, while the host's middleware sends the module's path to /login", () => {
-    expectGateFailure(installed.gateFailure, GATE);
+    expectGateFailure(installed.gateFailure, GATE, GATE_STEP);
   });
 
   it("creates a lead through the host's server and lists it; the host's page shows it behind its gate", async () => {
