@@ -67,7 +67,8 @@ export function gateEdit(text: string | undefined): GateEdit | null {
   };
   if (text === undefined) return unknown;
   const edit = readGate(text, paths);
-  if (edit === null || edit === undefined) return edit ?? unknown;
+  if (edit === null) return null;
+  if (edit === undefined) return unknown;
   const place = Object.values(edit.place).find((v): v is string => typeof v === "string") ?? "";
   // A line with a backtick could not be shown between backticks, nor text that is not once in the file replaced.
   if (place.includes("`") || ("replace" in edit.place && text.split(place).length !== 2)) return unknown;
