@@ -19,11 +19,8 @@ export const MODULE_PATHS_PATTERN = String.raw`/^\/(${MODULE_PATHS.map((p) =>
 const MATCHER_LOOKAHEAD = `(?:${MODULE_PATHS.map((p) => p.slice(1).replace(/\./g, String.raw`\.`)).join("|")})(?:/|$)`;
 
 /**
- * How the host's gate is written, and so where the module's paths go through it: `function`, a proxy or middleware
- * function of the host's (better-auth's `getSessionCookie(request)` is checked in one); `auth-callback`, Auth.js's
- * `auth((req) => ...)`; `auth-export`, Auth.js's `auth` exported as the gate with no body of the host's, whose
- * `config.matcher` leaves them out; `clerk`, Clerk's `clerkMiddleware`, whose public routes take them; `unknown`, a
- * gate read as none of these (or not read).
+ * How the host's gate is written: its own function (better-auth's too), Auth.js's `auth((req) => ...)`, Auth.js's
+ * `auth` exported as the gate itself, Clerk's `clerkMiddleware`, or none of these (docs/host-guide.md, "Host shapes").
  */
 export type GateForm = "function" | "auth-callback" | "auth-export" | "clerk" | "unknown";
 
@@ -179,8 +176,7 @@ const TRIED = ["/api/leads/sources", "/docs", "/openapi.json"];
 /**
  * `host:check`'s line on the way in: the module's paths through the host's running server at `baseUrl`. A redirect,
  * or a refusal that is not the module's JSON error, is the host's gate stopping the module. Without a server to try
- * it fails: a gate found only when asked is how the module ends up behind the host's login. `gateText`, the gate's
- * text, makes the fix the install's step for it.
+ * it fails: a gate found only when asked is how the module ends up behind the host's login. The fix is the install's.
  */
 export async function gateCheck(
   gate: string | null,
