@@ -99,7 +99,12 @@ async function check(root: string, baseUrl: string | undefined): Promise<Line[]>
   const settings = parts.settingsProblem(process.env);
   lines.push(settings ? ["FAIL", `settings: ${settings}`] : ["ok", "settings: every one set can be read"]);
   lines.push(preload(root, `${needs.sourceRoot}${PRELOAD_FILE}`));
-  const gate = await parts.gateCheck(needs.gate, baseUrl ?? process.env.LEADS_HOST_URL, process.env.LEADS_API_KEY);
+  const gate = await parts.gateCheck(
+    needs.gate,
+    baseUrl ?? process.env.LEADS_HOST_URL,
+    process.env.LEADS_API_KEY,
+    gateText(root, needs.gate),
+  );
   if (gate) lines.push(gate);
   const url = process.env.DATABASE_URL;
   if (!url)
@@ -119,6 +124,15 @@ async function check(root: string, baseUrl: string | undefined): Promise<Line[]>
     await client.end().catch(() => {});
   }
   return lines;
+}
+
+/** The text of the host's own gate, for the edit its FAIL line gives; undefined where there is none to read. */
+function gateText(root: string, gate: string | null): string | undefined {
+  try {
+    return gate ? readFileSync(path.join(root, gate), "utf8") : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The host's schema: one file, or a folder's .prisma files as the one schema Prisma makes of them. */

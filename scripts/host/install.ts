@@ -2,7 +2,7 @@
 import path from "node:path";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { commandLine } from "./command-line";
-import { gateLine } from "./gate";
+import { gateEdit, gateStep } from "./gate";
 import { refusalSentence, type HostFolder } from "./host-folder";
 import { installAndGenerate } from "./host-package";
 import { STATE_FILE } from "./manifest";
@@ -41,7 +41,9 @@ function main(hostArg: string, dryRun: boolean): void {
       `Lead Intake module ${plan.version} installed into ${host.root}:`,
       ...summaryLines(host, plan),
       "Left to do, in the host's folder:",
-      ...leftToDo(plan.project.packageManager, plan.project.schemaPackage?.name).map((step, i) => `${i + 1}. ${step}`),
+      ...leftToDo(plan.project.packageManager, plan.project.schemaPackage?.name, gateStepOf(host, plan.project)).map(
+        (step, i) => `${i + 1}. ${step}`,
+      ),
     ].join("\n"),
   );
 }
@@ -59,8 +61,30 @@ function summaryLines(host: HostFolder, plan: InstallPlan): string[] {
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
     ...packages.notes.map((note) => `- ${note}`),
     `- ${plan.nextConfig}`,
-    ...(project.gate ? [`- ${gateLine(project.gate)}`] : []),
+    ...(project.gate ? [`- ${gateNote(project.gate, gateStepOf(host, project) !== undefined)}`] : []),
   ];
+}
+
+/** The summary's line on the host's own gate: left as it is, and whether a step edits it. */
+const gateNote = (gate: string, edited: boolean) =>
+  `${gate} is the host's own and left as it is: ` +
+  (edited ? "a step below says the edit that lets the module's paths through" : "it leaves the module's paths out");
+
+/**
+ * The step that lets the module's paths through the host's own gate, in the form its gate takes; none where the
+ * host has no gate, or one whose matcher leaves them out. A gate that cannot be read (a link out of the host) gets the
+ * edit in general terms.
+ */
+function gateStepOf(host: HostFolder, project: HostProject): string | undefined {
+  if (!project.gate) return undefined;
+  let text: string | undefined;
+  try {
+    text = host.readText(project.gate);
+  } catch {
+    text = undefined;
+  }
+  const edit = gateEdit(text);
+  return edit ? gateStep(project.gate, edit) : undefined;
 }
 
 /** The host's table of each of the module's host models, or none. */
@@ -80,15 +104,17 @@ function planLines(host: HostFolder, plan: InstallPlan): string[] {
 }
 
 /**
- * The steps after the install, each a command to run as printed but the settings: the packages and the client, the
- * settings, the build, the host's own start (its start script, which has the preload), then the check.
+ * The steps after the install, each a command to run as printed but the settings and the gate's edit: the packages and
+ * the client, the settings, the edit of the host's own gate, the build, the host's own start (its start script, which
+ * has the preload), then the check.
  */
-function leftToDo(manager: PackageManager, schemaPackage: string | undefined): string[] {
+function leftToDo(manager: PackageManager, schemaPackage: string | undefined, gate: string | undefined): string[] {
   return [
     installAndGenerate(manager, schemaPackage),
     `Set LEADS_API_KEY (at least ${MIN_KEY_LENGTH} characters: openssl rand -base64 32), DATABASE_URL (the ` +
       "host's PostgreSQL) and LEADS_HOST_URL (its base URL, as http://localhost:3000, through which host:check " +
       "tries the module's paths) in the environment or the host's .env",
+    ...(gate ? [gate] : []),
     `${manager} run build`,
     `${manager} start`,
     `${manager} run host:check`,

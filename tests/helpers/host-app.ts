@@ -18,8 +18,8 @@ import { docsInChromium, OPERATIONS } from "./chromium";
 import { ABOUT_THE_MACHINE } from "@/scripts/build-notices.mjs";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 import { expect } from "vitest";
-import { gateLine } from "@/scripts/host/gate";
 import { call, TEST_KEY } from "./api";
+import { applyEditStep } from "./gate-edit";
 import type { TestDatabase } from "./db";
 import { createEmptyDatabase } from "./host-install";
 
@@ -181,8 +181,9 @@ export async function applyHostMigrations(host: string, databaseUrl: string): Pr
 }
 
 /**
- * The printed steps, run as printed: the settings are given in `env`, and the host's start is
- * `start()`, which keeps the server and returns its base URL. Returns the problems the build step printed.
+ * The printed steps, run as printed (an "Edit" step done by applyEditStep): the settings are given in `env`, and the
+ * host's start is `start()`, which keeps the server and returns its base URL. Returns the problems the build step
+ * printed.
  */
 export async function followSteps(
   steps: string[],
@@ -195,6 +196,10 @@ export async function followSteps(
   let settings = env;
   for (const step of steps) {
     if (step.startsWith("Set ")) continue;
+    if (step.startsWith("Edit ")) {
+      applyEditStep(step, host);
+      continue;
+    }
     if (step.endsWith(" start")) {
       settings = { ...env, LEADS_HOST_URL: await start() };
       continue;
@@ -249,24 +254,21 @@ export interface GatedInstall {
 }
 
 /**
- * A fixture host whose own gate (`gate`, exporting the function `gateFunction`) sends every path without a session
- * cookie to /login, with its packages and client installed, taken through the install as its developer would: built
- * (the layout's types come from the build), checked and started; then the install, its first step, and host:check
- * through the gate as it was; then the install's one line on the gate put first in the gate's function, the other
- * printed steps followed, and the host started again. `generated` is the host's generated client, left out of its
- * files.
+ * A fixture host whose own gate sends every path without a session cookie to /login, with its packages and client
+ * installed, taken through the install as its developer would: built (the layout's types come from the build),
+ * checked and started; then the install, its first step, and host:check through the gate as it was; then the other
+ * printed steps followed, the edit of the gate among them, and the host started again. `generated` is the host's
+ * generated client, left out of its files.
  */
 export async function installBehindGate(
   host: string,
   options: {
     manager: "npm" | "pnpm";
     env: Record<string, string | undefined>;
-    gate: string;
-    gateFunction: string;
     generated: string;
   },
 ): Promise<GatedInstall> {
-  const { manager, env, gate, gateFunction, generated } = options;
+  const { manager, env, generated } = options;
   const buildBefore = problems(mustRun(manager, ["run", "build"], host, env));
   const checksBefore = checks(host, env, manager);
   const hostOnly = await startHost(host, manager, env, "/login");
@@ -288,13 +290,6 @@ export async function installBehindGate(
     await hostOnly.group.stop();
   }
 
-  const statement = seen.installOutput
-    .split("\n")
-    .find((line) => line.startsWith(`- ${gate} `))!
-    .split("first in it: ")[1];
-  const gateFile = path.join(host, gate);
-  const opening = new RegExp(`(export function ${gateFunction}\\(.*\\) \\{\n)`);
-  writeFileSync(gateFile, readFileSync(gateFile, "utf8").replace(opening, `$1  ${statement}\n`));
   const settings = { ...env, LEADS_API_KEY: TEST_KEY };
   let started: { group: ProcessGroup; url: string } | undefined;
   let pageAfter: GatedInstall["pageAfter"] | undefined;
@@ -307,12 +302,12 @@ export async function installBehindGate(
   return { ...seen, checksBefore, buildBefore, buildAfter, pageAfter, server: started.group, baseUrl: started.url };
 }
 
-/** host:check through the host's gate as it was: exit 1, and the FAIL line naming the gate and its one-line fix. */
-export function expectGateFailure(result: ReturnType<typeof run>, gate: string): void {
+/** host:check through the host's gate as it was: exit 1, and the FAIL line naming the gate and its edit, `step`. */
+export function expectGateFailure(result: ReturnType<typeof run>, gate: string, step: string): void {
   expect(result.status).toBe(1);
   const line = result.output.split("\n").find((l) => l.startsWith("FAIL gate:"));
   expect(line).toMatch(/^FAIL gate: GET \/api\/leads\/sources with the key was redirected \(307 to \/login\) /);
-  expect(line).toContain(`by the host's ${gate}; ${gateLine(gate)}`);
+  expect(line).toContain(`by the host's ${gate}; ${step}`);
 }
 
 /** host:check through the host's server, its gate letting the module's paths through: exit 0. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { gateCheck, gateLine } from "@/scripts/host/gate";
+import { gateCheck, gateEdit, gateStep } from "@/scripts/host/gate";
 
 /**
  * `host:check`'s gate line (scripts/host/gate.ts) against a host's server over real HTTP: a stand-in server answering
@@ -14,6 +14,16 @@ afterEach(async () => {
 
 const KEY = "k".repeat(40);
 const GATE = "src/proxy.ts";
+/** The gate's text: a proxy function of the host's, its request named `req`. */
+const GATE_TEXT = `import { NextResponse, type NextRequest } from "next/server";
+
+export function proxy(req: NextRequest) {
+  return req.cookies.has("session") ? NextResponse.next() : NextResponse.redirect(new URL("/login", req.url));
+}
+`;
+/** The fix the FAIL line gives: the install's step for that gate, and without its text, the edit in general terms. */
+const FIX = gateStep(GATE, gateEdit(GATE_TEXT)!);
+const GENERAL_FIX = gateStep(GATE, gateEdit(undefined)!);
 
 /** A server answering each request by `answer`; its base URL, and the requests it saw (path and authorization). */
 async function hostServer(answer: (request: IncomingMessage, response: ServerResponse) => void) {
@@ -60,17 +70,21 @@ describe("host:check's gate line", () => {
       if (request.url === "/docs") response.writeHead(307, { location: "/login" }).end();
       else json(response, 200, {});
     });
-    expect(await gateCheck(GATE, host.url, KEY)).toEqual([
+    expect(await gateCheck(GATE, host.url, KEY, GATE_TEXT)).toEqual([
       "FAIL",
-      `gate: GET /docs was redirected (307 to /login) by the host's src/proxy.ts; ${gateLine(GATE)}`,
+      `gate: GET /docs was redirected (307 to /login) by the host's src/proxy.ts; ${FIX}`,
     ]);
+    expect(FIX).toContain(
+      "put `if (/^\\/(api\\/leads|api\\/health|docs|openapi\\.json|swagger-ui)(\\/|$)/.test(req.nextUrl.pathname)) " +
+        "return NextResponse.next();` on a new line after `export function proxy(req: NextRequest) {`",
+    );
   });
 
   it("a refusal that is not the module's JSON error is the gate's; the module's own is named as the module's", async () => {
     const page = await hostServer((_, response) => response.writeHead(401, { "content-type": "text/html" }).end("<p>"));
     expect(await gateCheck(GATE, page.url, KEY)).toEqual([
       "FAIL",
-      `gate: GET /api/leads/sources with the key was refused (401) by the host's src/proxy.ts; ${gateLine(GATE)}`,
+      `gate: GET /api/leads/sources with the key was refused (401) by the host's src/proxy.ts; ${GENERAL_FIX}`,
     ]);
     const own = await hostServer((_, response) => json(response, 401, { code: "unauthorized" }));
     expect(await gateCheck(null, own.url, "wrong")).toEqual([

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gateLine } from "@/scripts/host/gate";
+import { gateEdit, gateStep } from "@/scripts/host/gate";
 import type { ProcessGroup } from "@/scripts/process-group";
 import type { TestDatabase } from "../helpers/db";
 import {
@@ -32,10 +32,12 @@ import { createEmptyDatabase } from "../helpers/host-install";
  * The module put into a create-next-app@16 --src-dir host on pnpm (tests/fixtures/host-src-app): `@/*` maps to
  * ./src/*, its Prisma 7 schema is a folder of .prisma files named by prisma.config.ts with its client in
  * src/generated/prisma, and its own src/proxy.ts sends every path without a session cookie to /login. The host is
- * built, checked and started before the install; after it, the printed steps and the one line on the gate, the module
- * works through the host's server and the host's lint, typecheck, build and page come out as they went in.
+ * built, checked and started before the install; after it, the printed steps (the edit of its gate among them), the
+ * module works through the host's server and the host's lint, typecheck, build and page come out as they went in.
  */
 const GATE = "src/proxy.ts";
+/** The install's step for the host's gate: its own function, the module's paths let through first in it. */
+const GATE_STEP = gateStep(GATE, gateEdit(readFileSync(path.join(FIXTURES, "host-src-app", GATE), "utf8"))!);
 const LOCKFILE = "pnpm-lock.yaml";
 
 /**
@@ -68,8 +70,6 @@ beforeAll(async () => {
   installed = await installBehindGate(host, {
     manager: "pnpm",
     env,
-    gate: GATE,
-    gateFunction: "proxy",
     generated: "src/generated",
   });
   server = installed.server;
@@ -104,10 +104,13 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     expect(readFileSync(path.join(host, "src/lib/generated/prisma/client.ts"), "utf8")).toBe(
       'export * from "@/generated/prisma/client";\n',
     );
-    expect(installOutput.split("\n")).toContain(`- ${gateLine(GATE)}`);
+    expect(installOutput.split("\n")).toContain(
+      `- ${GATE} is the host's own and left as it is: a step below says the edit that lets the module's paths through`,
+    );
     expect(printedSteps(installOutput)).toEqual([
       "pnpm install --no-frozen-lockfile && pnpm exec prisma generate",
       expect.stringMatching(/^Set LEADS_API_KEY \(at least 32 characters/),
+      GATE_STEP,
       "pnpm run build",
       "pnpm start",
       "pnpm run host:check",
@@ -118,7 +121,7 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
   });
 
   it("host:check FAILs, naming the gate, while the host's gate sends the module's path to /login", () => {
-    expectGateFailure(installed.gateFailure, GATE);
+    expectGateFailure(installed.gateFailure, GATE, GATE_STEP);
   });
 
   it("creates a lead through the host's server and lists it; the host's page shows it behind its gate", async () => {

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gateLine } from "@/scripts/host/gate";
+import { gateEdit, gateStep } from "@/scripts/host/gate";
 import type { ProcessGroup } from "@/scripts/process-group";
 import { call } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
@@ -37,11 +37,13 @@ import { createEmptyDatabase } from "../helpers/host-install";
  * them (zod 3.25.76, next 15.5, Prisma 6.19.3), which the install reads, so it needs no Prisma preview feature and
  * keeps the host's ranges. The host lists @prisma/adapter-pg at its Prisma range ^6.6.0, as the install would add it
  * to a t3 host, because its own src/server/db.ts gives the engine-less client (`engineType = "client"`) that adapter.
- * The host is built, checked and started before the install; after it, the printed steps and the one line on the
- * gate, the module works through the host's server and the host's lint, typecheck, build and page come out as they
+ * The host is built, checked and started before the install; after it, the printed steps (the edit of its gate among
+ * them), the module works through the host's server and the host's lint, typecheck, build and page come out as they
  * went in; after the uninstall and its step, the host's files, lint, typecheck and build are those from before.
  */
 const GATE = "src/middleware.ts";
+/** The install's step for the host's gate: its own function, the module's paths let through first in it. */
+const GATE_STEP = gateStep(GATE, gateEdit(readFileSync(path.join(FIXTURES, "host-t3-app", GATE), "utf8"))!);
 /** The host's generated client, which its own `npm install` writes (not a file of the host's). */
 const GENERATED = "generated";
 
@@ -67,8 +69,6 @@ beforeAll(async () => {
   installed = await installBehindGate(host, {
     manager: "npm",
     env,
-    gate: GATE,
-    gateFunction: "middleware",
     generated: GENERATED,
   });
   ({ server, baseUrl } = installed);
@@ -99,10 +99,13 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
     expect(readFileSync(path.join(host, "src/lib/generated/prisma/client.ts"), "utf8")).toBe(
       'export * from "../../../../generated/prisma";\n',
     );
-    expect(installOutput.split("\n")).toContain(`- ${gateLine(GATE)}`);
+    expect(installOutput.split("\n")).toContain(
+      `- ${GATE} is the host's own and left as it is: a step below says the edit that lets the module's paths through`,
+    );
     expect(printedSteps(installOutput)).toEqual([
       "npm install && npx prisma generate",
       expect.stringMatching(/^Set LEADS_API_KEY \(at least 32 characters/),
+      GATE_STEP,
       "npm run build",
       "npm start",
       "npm run host:check",
@@ -127,7 +130,7 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
   });
 
   it("host:check FAILs, naming the gate, while the host's middleware sends the module's path to /login", () => {
-    expectGateFailure(installed.gateFailure, GATE);
+    expectGateFailure(installed.gateFailure, GATE, GATE_STEP);
   });
 
   it("creates a lead through the host's server and lists it; the host's page shows it behind its gate", async () => {
