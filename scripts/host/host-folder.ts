@@ -171,15 +171,16 @@ export class HostFolder {
   /**
    * The files and the folders (no links) in a folder inside the boundary; none where there is no folder. A link that
    * is not to a folder is one of the files, as Prisma reads a schema folder, once locate has checked it (refused when
-   * it leaves the boundary, leads nowhere or is not to a regular file).
+   * it leaves the boundary, leads nowhere or is not to a regular file); the links to folders, unchecked, on their own.
    */
-  list(relative: string): { files: string[]; folders: string[] } {
+  list(relative: string): { files: string[]; folders: string[]; linkedFolders: string[] } {
     const within = relative.replace(/([^.])\/$/, "$1");
     const fromBoundary = relative === "" ? this.appParts.join("/") : this.inside(within);
     if (fromBoundary === undefined) refuse(`${JSON.stringify(relative)} is not a path inside the host folder`);
     const folder = path.join(this.boundary, fromBoundary);
     const real = lstatOrUndefined(folder)?.isDirectory() ? realpathSync(folder) : undefined;
-    if (!real || path.relative(this.boundary, real).split(path.sep)[0] === "..") return { files: [], folders: [] };
+    if (!real || path.relative(this.boundary, real).split(path.sep)[0] === "..")
+      return { files: [], folders: [], linkedFolders: [] };
     this.trust(real);
     const entries = readdirSync(real, { withFileTypes: true });
     const linked = entries.filter(
@@ -191,6 +192,9 @@ export class HostFolder {
     return {
       files: [...entries.filter((e) => e.isFile()), ...linked].map((e) => e.name).sort(),
       folders: entries.filter((e) => e.isDirectory()).map((e) => e.name),
+      linkedFolders: entries
+        .filter((e) => e.isSymbolicLink() && statOrUndefined(path.join(real, e.name))?.isDirectory())
+        .map((e) => e.name),
     };
   }
 
