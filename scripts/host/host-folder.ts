@@ -4,6 +4,7 @@
 import {
   closeSync,
   constants,
+  fchmodSync,
   fstatSync,
   lstatSync,
   mkdirSync,
@@ -22,6 +23,9 @@ import path from "node:path";
 /** A sentence for the host developer: the command stops, changes nothing, and prints it. */
 export class Refusal extends Error {}
 
+/** A failed write whose changes could not all be put back: its sentence names the files left changed. */
+export class PartlyWritten extends Refusal {}
+
 /** Refuses a value a host file or record gave that is not what the command can use. */
 export function refuse(message: string): never {
   throw new Refusal(message);
@@ -34,6 +38,10 @@ export function refusalSentence(error: unknown): string {
   if (code && file) return `${file} could not be read or written (${code})`;
   return `unexpected failure: ${String(message ?? error).split("\n")[0]}`;
 }
+
+/** The line a command ends with when it stops: its sentence, and that nothing was changed unless it says otherwise. */
+export const stopLine = (command: string, error: unknown): string =>
+  `${command}: ${refusalSentence(error)}${error instanceof PartlyWritten ? "" : "; nothing was changed"}.`;
 
 const lstatOrUndefined = (file: string): Stats | undefined => {
   try {
@@ -73,11 +81,12 @@ export function isInsidePath(relative: string): boolean {
   );
 }
 
-/** What a staged write replaces: the file's bytes, or undefined when the write creates it. */
+/** What a staged write replaces: the file's bytes and mode, or undefined when the write creates it. */
 interface Staged {
   file: string;
   content: string | Buffer | null;
   before?: Buffer;
+  mode?: number;
 }
 
 /**
@@ -171,15 +180,16 @@ export class HostFolder {
   /**
    * The files and the folders (no links) in a folder inside the boundary; none where there is no folder. A link that
    * is not to a folder is one of the files, as Prisma reads a schema folder, once locate has checked it (refused when
-   * it leaves the boundary, leads nowhere or is not to a regular file).
+   * it leaves the boundary, leads nowhere or is not to a regular file); the links to folders, unchecked, on their own.
    */
-  list(relative: string): { files: string[]; folders: string[] } {
+  list(relative: string): { files: string[]; folders: string[]; linkedFolders: string[] } {
     const within = relative.replace(/([^.])\/$/, "$1");
     const fromBoundary = relative === "" ? this.appParts.join("/") : this.inside(within);
     if (fromBoundary === undefined) refuse(`${JSON.stringify(relative)} is not a path inside the host folder`);
     const folder = path.join(this.boundary, fromBoundary);
     const real = lstatOrUndefined(folder)?.isDirectory() ? realpathSync(folder) : undefined;
-    if (!real || path.relative(this.boundary, real).split(path.sep)[0] === "..") return { files: [], folders: [] };
+    if (!real || path.relative(this.boundary, real).split(path.sep)[0] === "..")
+      return { files: [], folders: [], linkedFolders: [] };
     this.trust(real);
     const entries = readdirSync(real, { withFileTypes: true });
     const linked = entries.filter(
@@ -191,6 +201,9 @@ export class HostFolder {
     return {
       files: [...entries.filter((e) => e.isFile()), ...linked].map((e) => e.name).sort(),
       folders: entries.filter((e) => e.isDirectory()).map((e) => e.name),
+      linkedFolders: entries
+        .filter((e) => e.isSymbolicLink() && statOrUndefined(path.join(real, e.name))?.isDirectory())
+        .map((e) => e.name),
     };
   }
 
@@ -228,18 +241,23 @@ export class HostFolder {
   stage(relative: string, content: string | Buffer | null): void {
     const file = this.locate(relative);
     const previous = this.staged.get(relative);
-    this.staged.set(relative, { file, content, before: previous ? previous.before : this.read(relative) });
+    const before = previous ? previous.before : this.read(relative);
+    const mode = previous ? previous.mode : before && lstatSync(file).mode & 0o777;
+    this.staged.set(relative, { file, content, before, mode });
   }
 
   /**
-   * Writes every staged change; on a failure, puts back what it had changed (files and the folders it made) and
-   * refuses, naming the file.
+   * Writes every staged change; on a failure, puts back what it had changed (each file's bytes and mode, the files it
+   * made removed, then the folders it made) and refuses, naming the file; where something cannot be put back, names
+   * that too (PartlyWritten).
    */
   apply(): void {
-    const done: Staged[] = [];
+    const done: [string, Staged][] = [];
     const madeFolders: string[] = [];
     try {
-      for (const change of this.staged.values()) {
+      for (const [relative, change] of this.staged) {
+        // Listed first: a write that fails part way (a file truncated, then not written) is put back too.
+        done.push([relative, change]);
         if (change.content === null) {
           if (change.before !== undefined) rmSync(change.file);
         } else {
@@ -247,16 +265,21 @@ export class HostFolder {
           if (made) madeFolders.push(made);
           writeNoFollow(change.file, change.content);
         }
-        done.push(change);
       }
     } catch (error) {
-      for (const change of done.reverse()) {
-        if (change.before === undefined) rmSync(change.file, { force: true });
-        else writeNoFollow(change.file, change.before);
+      const failed = done.at(-1)?.[0];
+      const notBack: string[] = [];
+      for (const [relative, change] of done.reverse()) {
+        if (!putBack(change)) notBack.push(relative);
       }
       for (const folder of madeFolders.reverse()) rmSync(folder, { recursive: true, force: true });
-      const failed = [...this.staged.keys()][done.length];
-      refuse(`${failed} could not be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      const why = `${failed} could not be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+      if (notBack.length)
+        throw new PartlyWritten(
+          `${why}, and ${notBack.join(", ")} could not be put back as ${notBack.length > 1 ? "they were" : "it was"}: ` +
+            "restore them from version control",
+        );
+      refuse(why);
     }
     this.staged.clear();
   }
@@ -275,16 +298,37 @@ export class HostFolder {
   }
 }
 
-function writeNoFollow(file: string, content: string | Buffer): void {
+/** Puts back what a change replaced: whether the path is as it was (a file the change created: none there). */
+function putBack({ file, before, mode }: Staged): boolean {
+  let now: Stats | undefined;
+  try {
+    now = lstatSync(file);
+  } catch {
+    now = undefined; // nothing there, or no folder for it
+  }
+  try {
+    if (before === undefined) {
+      if (now?.isFile()) rmSync(file);
+    } else if (now && !now.isFile()) return false;
+    else writeNoFollow(file, before, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes a file, never through a link; one it creates gets `mode` (put back as it was), else 0644. */
+function writeNoFollow(file: string, content: string | Buffer, mode?: number): void {
   const fd = openSync(
     file,
     constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK,
     // Neither group nor others may write what the install writes: the next run would not trust it.
-    0o644,
+    mode ?? 0o644,
   );
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOTREG" });
+    if (mode !== undefined && (stat.mode & 0o777) !== mode) fchmodSync(fd, mode);
     writeFileSync(fd, content);
   } finally {
     closeSync(fd);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
 import { commandLine } from "./command-line";
 import { gateEdit, gateStep } from "./gate";
-import { refusalSentence, type HostFolder } from "./host-folder";
+import { stopLine, type HostFolder } from "./host-folder";
 import { installAndGenerate } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { planInstall, type InstallPlan } from "./plan-install";
@@ -143,6 +143,6 @@ const { values, positionals } = commandLine(USAGE, {
 try {
   main(positionals[0], values["dry-run"]);
 } catch (error) {
-  console.error(`host:install: ${refusalSentence(error)}; nothing was changed.`);
+  console.error(stopLine("host:install", error));
   process.exitCode = 1;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { HOST_NAMES, type HostNames } from "@/lib/db/host-names";
+import { checkPlan } from "./check-plan";
 import { refuse, type HostFolder } from "./host-folder";
 import { readHostPackage } from "./host-package";
 import { moduleFiles, STATE_FILE } from "./manifest";
@@ -101,6 +102,8 @@ export function planInstall(host: HostFolder): InstallPlan | Proposal {
       nextConfig: nextConfig.record,
     }),
   );
+  // Last, what can be checked without the host's build: the schema as written, and the client import.
+  checkPlan(host, project, writes);
   const { changed: _changed, ...schemaSummary } = schema;
   return {
     version,

@@ -1,6 +1,6 @@
 import { printSchema, type Field, type Model } from "@mrleebo/prisma-ast";
-import { validate } from "@prisma/prisma-schema-wasm";
 import { columnFields, columnOf, fields, indexesOf, indexText, models, parseSchema, tableOf } from "./prisma-names";
+import { schemaProblems } from "./schema-valid";
 
 /** The host's model for each of the module's host models (null: none) and its field for each module field. */
 export interface ModelMap {
@@ -163,22 +163,8 @@ export function mergeSchemas(
     [...hostLines.flatMap((line, i) => [line, ...(inserts.get(i) ?? [])]), ...appended.flatMap((m) => ["", m])].join(
       "\n",
     ) + "\n";
-  if (conflicts.length === 0) {
-    try {
-      validate(
-        JSON.stringify({ prismaSchema: [["schema.prisma", withoutDatasourceUrls(schema)]], noColorErrors: true }),
-      );
-    } catch (error) {
-      const message = String((JSON.parse(String((error as Error).message ?? error)) as { message?: string }).message);
-      conflicts.push(
-        `the merged schema is not valid: ${message
-          .replace(/\u001b\[[0-9;]*m/g, "")
-          .split("\n")
-          .slice(0, 6)
-          .join(" ")}`,
-      );
-    }
-  }
+  const problems = conflicts.length ? [] : schemaProblems([["schema.prisma", schema]]);
+  if (problems.length) conflicts.push(`the merged schema is not valid: ${problems.join("; ")}`);
   return { schema, added, conflicts };
 }
 
@@ -206,21 +192,4 @@ function withHostModels(text: string, model: Model, names: ModelMap): string {
     );
   }
   return result;
-}
-
-/**
- * The schema as Prisma 7's validator reads it: without the datasource's connection URLs, which Prisma 6 requires and
- * Prisma 7 refuses. They are the host's lines, which the merge never touches.
- */
-function withoutDatasourceUrls(schema: string): string {
-  let inDatasource = false;
-  return schema
-    .split("\n")
-    .map((line) => {
-      if (/^\s*datasource\s+\w+\s*\{/.test(line)) inDatasource = true;
-      else if (inDatasource && /^\s*\}/.test(line)) inDatasource = false;
-      else if (inDatasource && /^\s*(url|directUrl|shadowDatabaseUrl)\s*=/.test(line)) return "";
-      return line;
-    })
-    .join("\n");
 }

@@ -9,7 +9,7 @@ import { classifyFailure } from "../../lib/db/failures";
 import { HOST_NAMES, parseHostNames, type HostNames } from "../../lib/db/host-names";
 import { applyDrops, planDrops, planLines } from "./drop-plan";
 import { commandLine } from "./command-line";
-import { refuse, refusalSentence, type HostFolder } from "./host-folder";
+import { refuse, refusalSentence, stopLine, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { withoutServerExternalPackages } from "./next-config";
@@ -248,6 +248,6 @@ async function inDatabase<T>(
 }
 
 main().catch((error: unknown) => {
-  console.error(`host:uninstall: ${refusalSentence(error)}; nothing was changed.`);
+  console.error(stopLine("host:uninstall", error));
   process.exitCode = 1;
 });

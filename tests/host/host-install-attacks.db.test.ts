@@ -1,6 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HostFolder, Refusal } from "@/scripts/host/host-folder";
@@ -215,5 +225,24 @@ describe("the host folder's staged writes", () => {
     expect((failure as Error).message).toBe("blocked/file.ts could not be written (EEXIST)");
     rmSync(path.join(host, "blocked"));
     expect(snapshot(host)).toEqual(before);
+  });
+
+  it("a folder in the way of the last write: the update, the removal and the new file before it all put back", () => {
+    const { host } = arrange();
+    const removed = path.join(host, "next.config.ts");
+    chmodSync(removed, 0o600);
+    const before = snapshot(host);
+    const folder = new HostFolder(host);
+    folder.stage("app/page.tsx", "changed\n");
+    folder.stage("next.config.ts", null);
+    folder.stage("lib/new/file.ts", "new\n");
+    folder.stage("app/later.ts", "later\n");
+    // A folder where the fourth file goes, after the checks: that write fails.
+    mkdirSync(path.join(host, "app/later.ts"));
+    expect(() => folder.apply()).toThrow(new Refusal("app/later.ts could not be written (EISDIR)"));
+    expect(existsSync(path.join(host, "app/later.ts"))).toBe(true);
+    rmSync(path.join(host, "app/later.ts"), { recursive: true });
+    expect(snapshot(host)).toEqual(before);
+    expect(statSync(removed).mode & 0o777).toBe(0o600);
   });
 });
