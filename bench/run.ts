@@ -32,6 +32,8 @@ async function main() {
   const database = await startEmbeddedPostgres({ dir, port: await freePort(), database: "bench", persistent: false });
   await migrate(database.url);
   const pool = new pg.Pool({ connectionString: database.url, max: 64 });
+  // An idle connection the server ends is said, not left to end the run as an unhandled 'error' event.
+  pool.on("error", (error) => console.error(`An idle database connection of the bench ended: ${error.message}`));
   try {
     const servers = await startServers(database.url);
     try {
