@@ -23,6 +23,8 @@ export interface PostFigures {
   floorWithStatementP99Ms: number;
   bareP50Ms: number;
   bareP99Ms: number;
+  /** The service's POSTs refused with 429 CREATION_BUSY in its median run: over its line, it sheds load. */
+  serviceRefused: number;
 }
 
 export type PostCpu = Record<keyof Servers, CpuMs>;
@@ -80,6 +82,7 @@ export async function measurePost(
       floorWithStatementRps: floorWithStatement.rps,
       bareRps: bare.rps,
       databaseRps: await databaseLimit(pool, connections, POST_SECONDS),
+      serviceRefused: service.refused,
       ...latency("service", service),
       ...latency("floor", floor),
       ...latency("floorWithStatement", floorWithStatement),
@@ -102,6 +105,7 @@ export function medianRun(runs: Measured[]): Measured {
     p50: median((r) => r.p50),
     p99: median((r) => r.p99),
     requests: median((r) => r.requests),
+    refused: median((r) => r.refused),
     cpuMs: {
       server: median((r) => r.cpuMs.server),
       database: median((r) => r.cpuMs.database),
