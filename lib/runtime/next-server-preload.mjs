@@ -14,10 +14,12 @@ const createServer = http.createServer;
 http.createServer = /** @type {typeof http.createServer} */ (
   /** @type {(options?: Options | Listener, listener?: Listener) => http.Server} */
   (options, listener) =>
-    boundWrites(
-      typeof options === "function" || options === undefined
-        ? createServer(defaults({}), guarded(options))
-        : createServer(defaults(options), guarded(listener)),
+    deepBacklog(
+      boundWrites(
+        typeof options === "function" || options === undefined
+          ? createServer(defaults({}), guarded(options))
+          : createServer(defaults(options), guarded(listener)),
+      ),
     ).on("clientError", answerClientError)
 );
 
@@ -32,6 +34,29 @@ function guarded(listener) {
     guardRequest(req);
     shedCreation(req, res, () => listener.call(this, req, res));
   };
+}
+
+/**
+ * Room for a burst's connections in the kernel's queue of accepted ones: past Node's 511, Linux answers with SYN
+ * cookies and drops the handshake's last step, and each such client waits 1, 3, 7 s for its resend before it is even
+ * read (docs/decisions.md, "Creation sheds load"). Linux caps it at net.core.somaxconn.
+ */
+const LISTEN_BACKLOG = 4096;
+
+/**
+ * Listens as Next asks, `listen(port, hostname)`, with LISTEN_BACKLOG.
+ * @param {http.Server} server
+ */
+function deepBacklog(server) {
+  const listen = server.listen;
+  server.listen = /** @type {typeof server.listen} */ (
+    /** @param {unknown[]} args */
+    (...args) =>
+      typeof args[0] === "number" && (args[1] === undefined || typeof args[1] === "string") && args.length <= 2
+        ? listen.call(server, { port: args[0], host: args[1], backlog: LISTEN_BACKLOG })
+        : listen.apply(server, /** @type {Parameters<typeof listen>} */ (args))
+  );
+  return server;
 }
 
 /** @param {Options} options */
