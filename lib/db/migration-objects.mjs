@@ -4,6 +4,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
+/**
+ * The end of the name of a migration host:install writes when the host's names change: it moves objects the module's
+ * earlier migrations made to the new names, so it creates none of its own (scripts/host/names-migration.ts).
+ */
+export const NAMES_MIGRATION = "_lead_intake_names";
+
 /** `CREATE TRIGGER name … ON table … EXECUTE FUNCTION fn` and `DROP TRIGGER [IF EXISTS] name ON table`. */
 const TRIGGER_STATEMENT = new RegExp(
   String.raw`\b(?:CREATE\s+(?:OR\s+REPLACE\s+)?|(DROP)\s+)TRIGGER\s+(?:IF\s+EXISTS\s+)?"?(\w+)"?` +
@@ -76,7 +82,7 @@ export function madeObjects(migrations) {
       return;
     }
     made.set(key, { ...object, migrations: [migration] });
-    if (!ever.has(key)) created.get(migration)?.push(made.get(key) ?? object);
+    if (!ever.has(key) && !migration.endsWith(NAMES_MIGRATION)) created.get(migration)?.push(made.get(key) ?? object);
     ever.add(key);
   };
   for (const { name: migration, sql } of migrations) {

@@ -51,7 +51,13 @@ const listed = (names: string[]) =>
  * Reads the database (in the caller's transaction, if any) against the migrations in `migrationsDir`, in the host's
  * `names`, and its checksums.json, and decides what goes; it changes nothing.
  */
-export async function planDrops(client: pg.Client, migrationsDir: string, names: HostNames): Promise<DropPlan> {
+export async function planDrops(
+  client: pg.Client,
+  migrationsDir: string,
+  names: HostNames,
+  /** Each migration's checksum as the install wrote it into the host (names migrations and older names included). */
+  asWritten: ReadonlyMap<string, string> = new Map(),
+): Promise<DropPlan> {
   // The migrations as the install wrote them into this host: in its names, with the checksums of those texts.
   const texts = readMigrationTexts(migrationsDir).map(({ name, sql }) => ({
     name,
@@ -63,7 +69,8 @@ export async function planDrops(client: pg.Client, migrationsDir: string, names:
   const isModules = (migration: string, checksum: string) =>
     checksums.landed[migration] === checksum ||
     checksums.earlier[checksum] === migration ||
-    rendered.get(migration) === checksum;
+    rendered.get(migration) === checksum ||
+    asWritten.get(migration) === checksum;
   const query = async <Row extends object>(text: string, values: unknown[] = []) =>
     (await client.query<Row>(text, values)).rows;
 

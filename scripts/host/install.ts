@@ -7,6 +7,7 @@ import { stopLine, type HostFolder } from "./host-folder";
 import { installAndGenerate } from "./host-package";
 import { STATE_FILE } from "./manifest";
 import { planInstall, type InstallPlan } from "./plan-install";
+import { namesMigrationNote } from "./names-migration";
 import type { HostProject, PackageManager } from "./project-info";
 import { openHost } from "./workspace";
 
@@ -57,6 +58,7 @@ function summaryLines(host: HostFolder, plan: InstallPlan): string[] {
     ...files.kept.map((file) => `- kept, edited by the host (compare with the module's): ${file}`),
     `- ${schema.where}: ${schema.created ? "written with the module's models" : schema.added.length ? `added ${schema.added.join(", ")}` : "already has the module's models"}`,
     `- names: ${hostModels(plan)}; ${plan.renderedMigrations.length ? `migrations in the host's names: ${plan.renderedMigrations.join(", ")}` : "the migrations as they are"}`,
+    ...(plan.namesMigration ? [`- ${namesMigrationNote(plan.namesMigration)}`] : []),
     ...(project.schemaPackage ? [`- ${workspaceLine(host, project, project.schemaPackage)}`] : []),
     `- package.json: ${packages.changes.length ? packages.changes.join("; ") : "unchanged"}`,
     ...packages.notes.map((note) => `- ${note}`),

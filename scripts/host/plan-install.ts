@@ -1,18 +1,19 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { HOST_NAMES, type HostNames } from "@/lib/db/host-names";
+import { HOST_NAMES, parseHostNames, type HostNames } from "@/lib/db/host-names";
 import { checkPlan } from "./check-plan";
 import { refuse, type HostFolder } from "./host-folder";
 import { readHostPackage } from "./host-package";
 import { moduleFiles, STATE_FILE } from "./manifest";
 import { NEXT_15_EXTERNAL_PACKAGES, SERVER_EXTERNAL_PACKAGES } from "./module-adds";
 import { hostNeeds } from "./needs-of";
-import { moduleFileFor, planFiles, type FilesPlan } from "./plan-files";
+import { namesMigration, namesMigrationOf, namesMigrationPath } from "./names-migration";
+import { moduleFileFor, planFiles, sha256, type FilesPlan } from "./plan-files";
 import { planServerExternalPackages } from "./plan-next-config";
 import { planPackages } from "./plan-packages";
 import { HOST_SCHEMA, planSchema, type Proposal, type SchemaPlan } from "./plan-schema";
 import { clientImportOf, hostPathOf, MODULE_CLIENT, readHostProject, type HostProject } from "./project-info";
-import { readRecord, recordText } from "./record";
+import { readRecord, recordText, type InstallRecord } from "./record";
 import { renderMigration } from "./render-migration";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -33,6 +34,11 @@ export interface InstallPlan {
   names: HostNames;
   /** The module's migrations whose text the host's names change. */
   renderedMigrations: string[];
+  /**
+   * Where the host's names changed since an earlier install wrote its migrations: those migrations stay as written,
+   * and this new one moves the module's objects to the new names.
+   */
+  namesMigration?: string;
   packages: Pick<ReturnType<typeof planPackages>, "changes" | "notes">;
   nextConfig: string;
 }
@@ -46,13 +52,29 @@ function inHostNames(file: string, sql: string, names: HostNames): string {
   }
 }
 
+/** The names an earlier install wrote the host's migrations in: its NAMES_FILE, where the host left it as written. */
+function writtenNames(
+  host: HostFolder,
+  project: HostProject,
+  record: InstallRecord,
+): { names: HostNames; text: string } {
+  const file = hostPathOf(project, NAMES_FILE);
+  const text = host.read(file);
+  if (!text || record.files[file] !== sha256(text)) {
+    refuse(
+      `${file} is not as the last install wrote it, so the names the module's migrations were written in are unknown; put it back as written, then install again`,
+    );
+  }
+  return { names: parseHostNames(JSON.parse(text.toString())), text: text.toString() };
+}
+
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
 
 /**
  * What the install will do to `host`, or the config file it proposes where the host's names cannot be found; reads
  * the host and this clone, writes nothing. Refuses, in one sentence, a host the module cannot go into.
  */
-export function planInstall(host: HostFolder): InstallPlan | Proposal {
+export function planInstall(host: HostFolder, now = new Date()): InstallPlan | Proposal {
   const hostPackage = readHostPackage(host);
   const project = readHostProject(host);
   const record = readRecord(host, project);
@@ -60,16 +82,40 @@ export function planInstall(host: HostFolder): InstallPlan | Proposal {
   if (!("names" in schema)) return schema;
   const copied = moduleFiles(MODULE_ROOT);
   const renderedMigrations: string[] = [];
+  /** Migrations an earlier install wrote in names the host has since changed: kept, as a database may have run them. */
+  const kept: string[] = [];
   const files = new Map<string, string | Buffer>(
     copied.map((file) => {
       const content = moduleFileFor(MODULE_ROOT, project, file);
-      if (!file.endsWith("/migration.sql")) return [hostPathOf(project, file), content];
+      const hostFile = hostPathOf(project, file);
+      if (!file.endsWith("/migration.sql")) return [hostFile, content];
       const rendered = inHostNames(file, content.toString(), schema.names);
       if (rendered !== content.toString()) renderedMigrations.push(file.split("/").at(-2)!);
-      return [hostPathOf(project, file), rendered];
+      const existing = host.read(hostFile);
+      if (existing && record.files[hostFile] === sha256(existing) && existing.toString() !== rendered) {
+        kept.push(file);
+        return [hostFile, existing];
+      }
+      return [hostFile, rendered];
     }),
   );
-  files.set(hostPathOf(project, NAMES_FILE), `${JSON.stringify(schema.names, null, 2)}\n`);
+  // Each names migration an earlier install wrote stays, as written.
+  const hostPath = (file: string) => hostPathOf(project, file);
+  for (const file of Object.keys(record.files).filter((f) => namesMigrationOf(f, hostPath))) {
+    const existing = host.read(file);
+    if (existing) files.set(file, existing);
+  }
+  let moved: string | undefined;
+  const namesText = `${JSON.stringify(schema.names, null, 2)}\n`;
+  const written = kept.length ? writtenNames(host, project, record) : undefined;
+  if (written && written.text !== namesText) {
+    moved = hostPathOf(project, namesMigrationPath(now));
+    const migrations = copied
+      .filter((file) => file.endsWith("/migration.sql"))
+      .map((file) => ({ name: file.split("/").at(-2)!, sql: readFileSync(path.join(MODULE_ROOT, file), "utf8") }));
+    files.set(moved, namesMigration(migrations, HOST_NAMES, written.names, schema.names));
+  }
+  files.set(hostPathOf(project, NAMES_FILE), namesText);
   const clientImport = clientImportOf(project);
   if (clientImport) files.set(hostPathOf(project, MODULE_CLIENT), `export * from "${clientImport}";\n`);
   const needs = {
@@ -113,6 +159,7 @@ export function planInstall(host: HostFolder): InstallPlan | Proposal {
     schema: schemaSummary,
     names: schema.names,
     renderedMigrations,
+    ...(moved ? { namesMigration: moved } : {}),
     packages: { changes: packages.changes, notes: packages.notes },
     nextConfig: nextConfig.line,
   };

@@ -6,12 +6,19 @@ import { HOST_FIELDS, type HostModel, type HostNames } from "@/lib/db/host-names
  * lacks is left out; a column that two host tables of one statement map differently throws.
  */
 export function renderMigration(sql: string, from: HostNames, to: HostNames): string {
+  return renderStatements(sql, from, to)
+    .filter((statement) => statement !== null)
+    .join("");
+}
+
+/** Each statement of a migration (its `;`, and the comments before it, included) as renderMigration writes it, in
+ * order; null for one it leaves out. */
+export function renderStatements(sql: string, from: HostNames, to: HostNames): (string | null)[] {
   const names = namesOf(from, to);
   const tokens = tokenize(sql);
   const statements = splitStatements(tokens);
   const inMigration = new Set(statements.flatMap((statement) => [...tablesNamed(statement, names)]));
-  let out = "";
-  for (const statement of statements) {
+  return statements.map((statement) => {
     // A statement's columns are those of the tables it names; a trigger function's, of those its migration names.
     const named = tablesNamed(statement, names);
     const referenced = named.size ? named : inMigration;
@@ -35,9 +42,8 @@ export function renderMigration(sql: string, from: HostNames, to: HostNames): st
       if (renamed === null) dropped = true;
       else text += renamed === name ? token.text : requote(token, renamed);
     });
-    if (!dropped) out += text;
-  }
-  return out;
+    return dropped ? null : text;
+  });
 }
 
 /** The tokens of each top-level statement, its `;` included. */

@@ -64,6 +64,12 @@ async function main(): Promise<void> {
   if (Object.keys(record.files).length === 0) refuse(`${host.root} has no ${STATE_FILE}: the module is not installed`);
   // Read before the file is staged for removal.
   const names = hostNamesOf(host, sourceRoot);
+  // Each migration as the install wrote it, by name: in the names of its day, and the names migrations.
+  const written = new Map(
+    Object.entries(record.files)
+      .filter(([file]) => file.endsWith("/migration.sql"))
+      .map(([file, hash]) => [file.split("/").at(-2)!, hash]),
+  );
   // What to drop is read from this clone's migrations: an older clone would not know a newer module's objects.
   const version = (JSON.parse(readFileSync(path.join(MODULE_ROOT, "package.json"), "utf8")) as { version: string })
     .version;
@@ -103,7 +109,9 @@ async function main(): Promise<void> {
   if (!yes) {
     lines.push(
       ...(url
-        ? await inDatabase(url, "read", async (client) => planLines(await planDrops(client, MIGRATIONS, names)))
+        ? await inDatabase(url, "read", async (client) =>
+            planLines(await planDrops(client, MIGRATIONS, names, written)),
+          )
         : ["- database: not read, as DATABASE_URL is not set (in the environment or the host's .env files)"]),
     );
     console.log([`host:uninstall would take the Lead Intake module out of ${host.root}:`, ...lines].join("\n"));
@@ -113,7 +121,7 @@ async function main(): Promise<void> {
   if (!url) refuse("DATABASE_URL is not set (in the environment or the host's .env files)");
   lines.push(
     ...(await inDatabase(url, "dropped", async (client) => {
-      const plan = await planDrops(client, MIGRATIONS, names);
+      const plan = await planDrops(client, MIGRATIONS, names, written);
       await applyDrops(client, plan);
       return planLines(plan);
     })),

@@ -98,3 +98,16 @@ export const LEGACY_MAPPED_HOST: HostNames = {
   Referral: { ...MAPPED_HOST.Referral, columns: { ...MAPPED_HOST.Referral.columns, assignedAgentId: null } },
   AuditEntry: null,
 };
+
+/** The mapped host after a migration of its own renamed a table and two columns the module's statements use. */
+export const RENAMED_MAPPED_HOST: HostNames = {
+  ...MAPPED_HOST,
+  Customer: { ...MAPPED_HOST.Customer, columns: { ...MAPPED_HOST.Customer.columns, name: "contactName" } },
+  User: { ...MAPPED_HOST.User, columns: { ...MAPPED_HOST.User.columns, platformId: "platformRef" } },
+  Referral: { ...MAPPED_HOST.Referral, table: "Opportunity" },
+};
+/** That migration of the host's. */
+export const MAPPED_HOST_RENAMES = `
+ALTER TABLE "Deal" RENAME TO "Opportunity";
+ALTER TABLE "Contact" RENAME COLUMN "fullName" TO "contactName";
+ALTER TABLE "Member" RENAME COLUMN "externalRef" TO "platformRef";`;

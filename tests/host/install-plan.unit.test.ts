@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HOST_NAMES, parseHostNames } from "@/lib/db/host-names";
+import { NAMES_MIGRATION } from "@/lib/db/migration-objects.mjs";
 import { refusalSentence } from "@/scripts/host/host-folder";
 import { STATE_FILE } from "@/scripts/host/manifest";
 import { NAMES_FILE, planInstall, type InstallPlan } from "@/scripts/host/plan-install";
@@ -185,6 +186,50 @@ describe("the indexes the module's migrations put on the host's tables, in the p
     const deal = modelLines(written(plan, "prisma/schema.prisma"), "Deal");
     expect(deal.filter((line) => line.includes("@@index"))).toEqual(["  @@index([introducerId, id(sort: Desc)])"]);
     expect(plan.schema.added.filter((entry) => entry.startsWith("Referral@@"))).toEqual([]);
+  });
+});
+
+describe("a change of the host's names after an install wrote its migrations", () => {
+  const folder = mkdtempSync(path.join(tmpdir(), "lead-intake-plan-"));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  /** Writes a plan as the install would. */
+  const apply = (plan: InstallPlan) => {
+    for (const [file, content] of plan.writes) {
+      if (content === null) rmSync(path.join(folder, file));
+      else {
+        mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+        writeFileSync(path.join(folder, file), content);
+      }
+    }
+  };
+  const migrationWrites = (plan: InstallPlan) => [...plan.writes.keys()].filter((f) => f.includes("migrations/"));
+
+  it("keeps the migrations as written and plans one more that moves the module's objects, once", () => {
+    cpSync(path.join(FIXTURES, "host-app"), folder, { recursive: true });
+    cpSync(path.join(FIXTURES, "host-app-own-names"), folder, { recursive: true });
+    apply(planOf(folder) as InstallPlan);
+    // The host renames Contact.fullName, and its config follows.
+    for (const file of ["prisma/schema.prisma", "lead-intake.config.json"]) {
+      const text = readFileSync(path.join(folder, file), "utf8");
+      writeFileSync(path.join(folder, file), text.replaceAll("fullName", "contactName"));
+    }
+    const plan = planInstall(openHost(folder), new Date("2026-12-01T09:30:00Z")) as InstallPlan;
+    const moved = `prisma/migrations/20261201093000${NAMES_MIGRATION}/migration.sql`;
+    expect(migrationWrites(plan)).toEqual([moved]);
+    expect(plan.namesMigration).toBe(moved);
+    const sql = written(plan, moved);
+    expect(sql).toMatch(/^DROP INDEX IF EXISTS "Contact_source_key_idx";$/m);
+    // The old name only where the old objects are dropped: a parameter's name changes by a drop.
+    expect(sql).toMatch(/^DROP FUNCTION IF EXISTS "lead_intake_source_key"\("fullName" TEXT\);$/m);
+    expect(sql.replace(/^DROP .*$/gm, "")).not.toContain("fullName");
+    expect(sql).toContain(`"lead_intake_source_key"("contactName")`);
+    expect(parseHostNames(JSON.parse(written(plan, NAMES_FILE))).Customer.columns.name).toBe("contactName");
+    apply(plan);
+    // Installed again with no further change: nothing more to move, and the names migration stays.
+    const again = planOf(folder) as InstallPlan;
+    expect(migrationWrites(again)).toEqual([]);
+    expect(again.namesMigration).toBeUndefined();
+    expect(JSON.parse(written(again, STATE_FILE)).files).toHaveProperty([moved]);
   });
 });
 
