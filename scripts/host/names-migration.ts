@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { HostNames } from "@/lib/db/host-names";
 import { NAMES_MIGRATION } from "@/lib/db/migration-objects.mjs";
 import { renderStatements } from "./render-migration";
@@ -6,11 +7,15 @@ import { renderStatements } from "./render-migration";
 export const namesMigrationPath = (now: Date) =>
   `prisma/migrations/${now.toISOString().replace(/\D/g, "").slice(0, 14)}${NAMES_MIGRATION}/migration.sql`;
 
-/** The module path of the names migration `file` (a path in the host) is, or undefined when it is none. */
-export function namesMigrationOf(file: string, hostPath: (modulePath: string) => string): string | undefined {
-  const name = file.split("/").at(-2) ?? "";
-  const modulePath = `prisma/migrations/${name}/migration.sql`;
-  return new RegExp(`^\\d{14}${NAMES_MIGRATION}$`).test(name) && hostPath(modulePath) === file ? modulePath : undefined;
+/** A migration's name: the folder of its `migration.sql`. */
+export const migrationNameOf = (file: string) => path.basename(path.dirname(file));
+
+const NAMES_MIGRATION_NAME = new RegExp(`^\\d{14}${NAMES_MIGRATION}$`);
+
+/** Whether `file`, a path in the host (`hostPath` maps a module path there), is a names migration an install wrote. */
+export function isNamesMigration(file: string, hostPath: (modulePath: string) => string): boolean {
+  const name = migrationNameOf(file);
+  return NAMES_MIGRATION_NAME.test(name) && hostPath(`prisma/migrations/${name}/migration.sql`) === file;
 }
 
 /** What the install says of the names migration it writes. */

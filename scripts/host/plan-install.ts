@@ -7,7 +7,7 @@ import { readHostPackage } from "./host-package";
 import { moduleFiles, STATE_FILE } from "./manifest";
 import { NEXT_15_EXTERNAL_PACKAGES, SERVER_EXTERNAL_PACKAGES } from "./module-adds";
 import { hostNeeds } from "./needs-of";
-import { namesMigration, namesMigrationOf, namesMigrationPath } from "./names-migration";
+import { isNamesMigration, migrationNameOf, namesMigration, namesMigrationPath } from "./names-migration";
 import { moduleFileFor, planFiles, sha256, type FilesPlan } from "./plan-files";
 import { planServerExternalPackages } from "./plan-next-config";
 import { planPackages } from "./plan-packages";
@@ -82,18 +82,21 @@ export function planInstall(host: HostFolder, now = new Date()): InstallPlan | P
   if (!("names" in schema)) return schema;
   const copied = moduleFiles(MODULE_ROOT);
   const renderedMigrations: string[] = [];
-  /** Migrations an earlier install wrote in names the host has since changed: kept, as a database may have run them. */
-  const kept: string[] = [];
+  /** Whether a migration an earlier install wrote in names since changed is kept, as a database may have run it. */
+  let keptWritten = false;
+  const migrations: { name: string; sql: string }[] = [];
   const files = new Map<string, string | Buffer>(
     copied.map((file) => {
       const content = moduleFileFor(MODULE_ROOT, project, file);
       const hostFile = hostPathOf(project, file);
       if (!file.endsWith("/migration.sql")) return [hostFile, content];
-      const rendered = inHostNames(file, content.toString(), schema.names);
-      if (rendered !== content.toString()) renderedMigrations.push(file.split("/").at(-2)!);
+      const migration = { name: migrationNameOf(file), sql: content.toString() };
+      migrations.push(migration);
+      const rendered = inHostNames(file, migration.sql, schema.names);
+      if (rendered !== migration.sql) renderedMigrations.push(migration.name);
       const existing = host.read(hostFile);
       if (existing && record.files[hostFile] === sha256(existing) && existing.toString() !== rendered) {
-        kept.push(file);
+        keptWritten = true;
         return [hostFile, existing];
       }
       return [hostFile, rendered];
@@ -101,18 +104,15 @@ export function planInstall(host: HostFolder, now = new Date()): InstallPlan | P
   );
   // Each names migration an earlier install wrote stays, as written.
   const hostPath = (file: string) => hostPathOf(project, file);
-  for (const file of Object.keys(record.files).filter((f) => namesMigrationOf(f, hostPath))) {
+  for (const file of Object.keys(record.files).filter((f) => isNamesMigration(f, hostPath))) {
     const existing = host.read(file);
     if (existing) files.set(file, existing);
   }
   let moved: string | undefined;
   const namesText = `${JSON.stringify(schema.names, null, 2)}\n`;
-  const written = kept.length ? writtenNames(host, project, record) : undefined;
+  const written = keptWritten ? writtenNames(host, project, record) : undefined;
   if (written && written.text !== namesText) {
     moved = hostPathOf(project, namesMigrationPath(now));
-    const migrations = copied
-      .filter((file) => file.endsWith("/migration.sql"))
-      .map((file) => ({ name: file.split("/").at(-2)!, sql: readFileSync(path.join(MODULE_ROOT, file), "utf8") }));
     files.set(moved, namesMigration(migrations, HOST_NAMES, written.names, schema.names));
   }
   files.set(hostPathOf(project, NAMES_FILE), namesText);

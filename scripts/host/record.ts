@@ -17,7 +17,7 @@ import {
   SERVER_EXTERNAL_PACKAGES,
   startPreload,
 } from "./module-adds";
-import { namesMigrationOf } from "./names-migration";
+import { isNamesMigration } from "./names-migration";
 import { fields, models, parseSchema } from "./prisma-names";
 import { hostPathOf, type HostProject } from "./project-info";
 
@@ -83,8 +83,8 @@ export function readRecord(host: HostFolder, layout: RecordedHost): InstallRecor
 /** The first entry of the record that no install of this module writes, said as a clause; undefined when none. */
 function foreignEntry(host: HostFolder, layout: RecordedHost, record: InstallRecord): string | undefined {
   const files = moduleHostFiles(layout);
-  const names = (file: string) => namesMigrationOf(file, (modulePath) => hostPathOf(layout, modulePath));
-  const file = Object.keys(record.files).find((f) => !files.has(f) && !names(f));
+  const hostPath = (modulePath: string) => hostPathOf(layout, modulePath);
+  const file = Object.keys(record.files).find((f) => !files.has(f) && !isNamesMigration(f, hostPath));
   if (file !== undefined) return `files[${JSON.stringify(file)}] is not a file the module's install writes`;
 
   const dependencies = moduleDependencies();

@@ -11,8 +11,10 @@ export function renderMigration(sql: string, from: HostNames, to: HostNames): st
     .join("");
 }
 
-/** Each statement of a migration (its `;`, and the comments before it, included) as renderMigration writes it, in
- * order; null for one it leaves out. */
+/**
+ * Each statement of a migration (its `;` and the comments before it included) as renderMigration writes it, in order;
+ * null for one it leaves out.
+ */
 export function renderStatements(sql: string, from: HostNames, to: HostNames): (string | null)[] {
   const names = namesOf(from, to);
   const tokens = tokenize(sql);

@@ -17,6 +17,7 @@ import { planNextTypes } from "./next-types";
 import { NAMES_FILE } from "./plan-install";
 import { hostModelMap } from "./plan-schema";
 import { migrationsOf, packageManagerOf, schemaHomeOf, sourceRootOf } from "./project-info";
+import { migrationNameOf } from "./names-migration";
 import { readRecord } from "./record";
 import { withoutAdded } from "./schema-removal";
 import { openHost } from "./workspace";
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
   const written = new Map(
     Object.entries(record.files)
       .filter(([file]) => file.endsWith("/migration.sql"))
-      .map(([file, hash]) => [file.split("/").at(-2)!, hash]),
+      .map(([file, hash]) => [migrationNameOf(file), hash]),
   );
   // What to drop is read from this clone's migrations: an older clone would not know a newer module's objects.
   const version = (JSON.parse(readFileSync(path.join(MODULE_ROOT, "package.json"), "utf8")) as { version: string })
