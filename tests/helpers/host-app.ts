@@ -122,6 +122,24 @@ export function checks(host: string, env: Record<string, string | undefined>, ma
  * Lets the event loop read what arrived while a spawnSync blocked it: a keep-alive socket the server closed meanwhile
  * is dropped before the next request, which would otherwise be written to it and fail with "other side closed".
  */
+/**
+ * A pnpm lockfile as what it resolves. It drops what pnpm keeps after the module's packages are gone (its resolution of
+ * Next's optional peer @opentelemetry/api, docs/host-guide.md "Uninstalling") and the peers' own suffixes inside a
+ * suffix, which pnpm 9 cuts at a different place between runs for a peer cycle (eslint-plugin-import and its resolver).
+ */
+export function pnpmResolution(lock: string): string {
+  let depth = 0;
+  let kept = "";
+  for (const char of lock.replace(/\(@opentelemetry\/api@[\d.]+\)/g, "")) {
+    if (char === "(") depth += 1;
+    if (depth < 2) kept += char;
+    if (char === ")") depth -= 1;
+  }
+  return kept
+    .replace(/^ {2}'@opentelemetry\/api@[\d.]+':\n( {4}.*\n)+\n/gm, "")
+    .replace(/^ {6}'@opentelemetry\/api': [\d.]+\n/gm, "");
+}
+
 export const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 /** The text of the host's /referrals page, streamed parts included, without markup, scripts or styles. */
