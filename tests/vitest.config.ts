@@ -5,10 +5,16 @@ const root = path.resolve(import.meta.dirname, "..");
 
 /**
  * Tests live in one folder per feature (tests/<feature>/); the file name says how a test runs, and so which project
- * runs it: `*.unit.test.ts` needs nothing, `*.db.test.ts` PostgreSQL, `*.http.test.ts` the production build too.
+ * runs it: `*.unit.test.ts` needs nothing, `*.db.test.ts` PostgreSQL, `*.command.test.ts` runs the project's commands
+ * (host:install, tsc, npm) as processes beside PostgreSQL, `*.http.test.ts` the production build too.
  * Long tests are `*.stress.ts` (tests/vitest.stress.config.ts). tests/codebase/test-layout.unit.test.ts holds the rule.
  */
-export const RUN_KINDS = { unit: "unit.test.ts", db: "db.test.ts", build: "http.test.ts" } as const;
+export const RUN_KINDS = {
+  unit: "unit.test.ts",
+  db: "db.test.ts",
+  command: "command.test.ts",
+  build: "http.test.ts",
+} as const;
 const FILES = (kind: keyof typeof RUN_KINDS) => [`tests/*/**/*.${RUN_KINDS[kind]}`];
 
 /** A project of its own: `npm run test:<name>` runs it alone, `npm test` runs every project. */
@@ -46,6 +52,8 @@ export default defineConfig({
       // No database, no build, no network.
       project("unit", false),
       project("db", true),
+      // Seconds per test: each starts the commands' processes, so they are a loop of their own.
+      project("command", true),
       // The production build too (npm run build): HTTP, attack and browser tests.
       project("build", true),
     ],

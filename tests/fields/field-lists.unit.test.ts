@@ -7,7 +7,7 @@ import { FREE_TEXT_FIELDS, KNOWN_FIELDS, OPTIONAL_FIELDS } from "../helpers/orac
 
 /**
  * The lists of a lead's fields kept outside lib/leads/fields.ts, each held to that table, so that a new optional
- * field fails here until every list names it (README, "Where a change goes"; tests/fields/add-a-field.db.test.ts
+ * field fails here until every list names it (README, "Where a change goes"; tests/fields/add-a-field.command.test.ts
  * adds one and runs this file). The oracle stays written from the spec; these checks only tie its lists to the table.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
@@ -26,6 +26,23 @@ export function runHostScript(script: "install" | "uninstall", args: string[], e
     timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The printed steps after an install, in a host copy: this checkout's packages linked in, and the host's Prisma client
+ * generated. Returns the environment the host's commands then run with.
+ */
+export function generateHostClient(host: string, databaseUrl: string): NodeJS.ProcessEnv {
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(host, "node_modules"));
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PRISMA_SCHEMA_ENGINE_BINARY: "package.json" };
+  const generated = spawnSync(path.join(ROOT, "node_modules/.bin/prisma"), ["generate"], {
+    cwd: host,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  expect(generated.status, generated.stderr).toBe(0);
+  return env;
 }
 
 /**

@@ -6,8 +6,8 @@ import { FIXTURES } from "../helpers/host-app";
 
 /**
  * The install's edit for each form a host's gate takes (scripts/host/gate.ts), read from the sample gates in
- * tests/fixtures/gates: the form, and the exact code and where it goes. tests/host/gate-forms.db.test.ts compiles and
- * runs each edited gate with its packages.
+ * tests/fixtures/gates: the form, and the exact code and where it goes. tests/host/gate-forms.command.test.ts
+ * compiles and runs each edited gate with its packages.
  */
 const gate = (name: string) => readFileSync(path.join(FIXTURES, "gates", name), "utf8");
 const passing = (request: string, result = " NextResponse.next()") =>

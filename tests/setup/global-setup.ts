@@ -21,7 +21,14 @@ const TEMPLATE = "lead_intake_template";
 export default async function setup(project: TestProject) {
   const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-test-pg-"));
   const server = await startEmbeddedPostgres({ dir, port: await freePort(), database: TEMPLATE, persistent: false });
-  await migrate(server.url);
+  // Its one line per migration applied (docs/operating.md) would open every run's log, above the failures.
+  const log = console.log;
+  console.log = () => {};
+  try {
+    await migrate(server.url);
+  } finally {
+    console.log = log;
+  }
   project.provide("postgresUrl", server.urlOf("{db}"));
   project.provide("templateDatabase", TEMPLATE);
   return async () => {

@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations } from "@/lib/db/migrate";
 import { HOST_MIGRATION, hostDatabase } from "../helpers/host-database";
-import { hostCopy, ROOT, runHostScript } from "../helpers/host-install-run";
+import { generateHostClient, hostCopy, ROOT, runHostScript } from "../helpers/host-install-run";
 
 /**
  * `host:check` in a host with names of its own (Contact, Member, Deal and ActivityLog, a DealStage enum, timestamps
@@ -38,15 +38,7 @@ async function installedHost(overlay: string) {
   expect(installed.status, installed.stderr).toBe(0);
   const db = await hostDatabase(folders.host);
   await applyMigrations(db.url, installedMigrations(folders.host), 10);
-  symlinkSync(path.join(ROOT, "node_modules"), path.join(folders.host, "node_modules"));
-  const env = { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: "package.json" };
-  const generated = spawnSync(path.join(ROOT, "node_modules/.bin/prisma"), ["generate"], {
-    cwd: folders.host,
-    env,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  expect(generated.status, generated.stderr).toBe(0);
+  const env = generateHostClient(folders.host, db.url);
   return { folders, db, env: { ...env, LEADS_API_KEY: "k".repeat(40) } };
 }
 

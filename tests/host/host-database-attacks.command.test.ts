@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "@/lib/db/migrate";
 import type { TestDatabase } from "../helpers/db";
 import { catalog, HOST_MIGRATION, hostDatabase } from "../helpers/host-database";
-import { hostCopy, ROOT, runHostScript } from "../helpers/host-install-run";
+import { generateHostClient, hostCopy, ROOT, runHostScript } from "../helpers/host-install-run";
 
 /**
  * Host databases holding objects of the module's names that it did not make, or that the host changed after its
@@ -238,15 +238,7 @@ describe("host:check on the host's own lead_intake_* function without EXECUTE fo
       await migrate(db.url);
       await db.sql.query("GRANT EXECUTE ON FUNCTION lead_intake_label(int) TO PUBLIC");
       // The printed steps: the packages installed, the host's client generated.
-      symlinkSync(path.join(ROOT, "node_modules"), path.join(folders.host, "node_modules"));
-      const env = { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: "package.json" };
-      const generated = spawnSync(path.join(ROOT, "node_modules/.bin/prisma"), ["generate"], {
-        cwd: folders.host,
-        env,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
-      expect(generated.status, generated.stderr).toBe(0);
+      const env = generateHostClient(folders.host, db.url);
       const check = hostCheck(folders.host, { ...env, LEADS_API_KEY: "k".repeat(40) });
       // No host server runs here, so the gate line is the one FAIL: the check never passes without one.
       expect(check.status, check.stdout).toBe(1);
