@@ -168,7 +168,11 @@ async function checkStored(clusterUrl: string, variant: Variant, created: number
   if (rows[0].n !== created) throw new Error(`${variant}: ${created} leads created, ${rows[0].n} stored`);
 }
 
-/** The two variants' children warmed, then taken in turn ROUNDS times; medians, as bench/post.ts takes them. */
+/**
+ * The two variants' children warmed, then taken in turn ROUNDS times, the first of a round alternating: the work
+ * PostgreSQL defers after a run (autovacuum, checkpoints) falls on the other variant's next run. Medians, as
+ * bench/post.ts takes them.
+ */
 export async function measureMapped(clusterUrl: string, databaseDir: string): Promise<MappedFigures> {
   const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-bench-mapped-"));
   const children: Child[] = [];
@@ -182,7 +186,8 @@ export async function measureMapped(clusterUrl: string, databaseDir: string): Pr
     const runs: Measured[][] = children.map(() => []);
     const refused = children.map(() => 0);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, child] of children.entries()) {
+      const turn = [...children.entries()];
+      for (const [i, child] of round % 2 ? turn.reverse() : turn) {
         const measured = await withCpu(child, databaseDir, async () => {
           const run = await child.run(SECONDS);
           refused[i] += run.refused;
