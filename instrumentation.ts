@@ -3,5 +3,5 @@
  * import sits under a NEXT_RUNTIME condition and the Edge compilation of this hook drops it.
  */
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME === "nodejs") await (await import("@/lib/runtime/node-instrumentation")).registerNode();
+  if (process.env.NEXT_RUNTIME === "nodejs") await (await import("@/lib/instrumentation/node")).registerNode();
 }

@@ -17,7 +17,7 @@ const nextConfig = {
       "./prisma/migrations/**/*",
       "./lib/openapi/guide.md",
       "./node_modules/swagger-ui-dist/{swagger-ui.css,swagger-ui-bundle.js}",
-      "./lib/runtime/{next-server-preload,method-guard,server-timeouts,client-errors}.mjs",
+      "./lib/preload/*.mjs",
       "./lib/api/{method-guard.json,malformed-request.mjs}",
       "./lib/log-line.mjs",
     ],

@@ -6,7 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { migrate } from "@/lib/db/migrate";
 import { removeEmbeddedCluster, startEmbeddedPostgres } from "@/lib/runtime/embedded-postgres.mjs";
-import { commandLine } from "@/scripts/host/command-line";
+import { commandLine } from "@/scripts/host/check/command-line";
 import { freePort } from "@/scripts/process-group";
 import { measureBurst } from "./burst";
 import { serverRssMb } from "./cpu";

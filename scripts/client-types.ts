@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { buildOpenApiDocument } from "../lib/openapi/document";
-import { commandLine } from "./host/command-line";
+import { commandLine } from "./host/check/command-line";
 
 const root = path.resolve(import.meta.dirname, "..");
 export const CLIENT_TYPES_PATH = path.join(root, "lib/client/openapi.ts");

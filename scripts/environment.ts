@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { MIN_KEY_LENGTH } from "../lib/api/api-key.mjs";
 import { NUMERIC_SETTINGS, RATE_LIMIT_VARIABLES, type NumericSetting } from "../lib/settings.mjs";
-import { commandLine } from "./host/command-line";
+import { commandLine } from "./host/check/command-line";
 
 /**
  * Every environment variable the code reads, in one place: README's "Configuration" and the host guide's

@@ -9,7 +9,7 @@ import {
   readMigrations,
   type MigrationChecksums,
 } from "@/lib/db/migrate";
-import { commandLine } from "./host/command-line";
+import { commandLine } from "./host/check/command-line";
 
 export const HISTORY_FILE = "tests/fixtures/migration-history.json";
 

@@ -9,7 +9,7 @@ export type NextShape = "next-start" | "standalone";
 
 export interface NextServerOptions {
   shape: NextShape;
-  /** `node --import lib/runtime/next-server-preload.mjs` and the launcher's heap settings; false: plain node. */
+  /** `node --import lib/preload/next-server-preload.mjs` and the launcher's heap settings; false: plain node. */
   preload: boolean;
   env: Record<string, string | undefined>;
   /** A fixed port, e.g. to restart a killed server at the address a load balancer knows. */
@@ -25,7 +25,7 @@ export interface NextServer {
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** Where `npm run build` leaves the standalone server (scripts/standalone-assets.mjs completes it). */
 export const STANDALONE_DIR = path.join(ROOT, ".next", "standalone");
-const PRELOAD = "lib/runtime/next-server-preload.mjs";
+const PRELOAD = "lib/preload/next-server-preload.mjs";
 
 /** Starts it and waits until it answers its liveness check (which waits for nothing else). */
 export async function startNextServer({ shape, preload, env, port }: NextServerOptions): Promise<NextServer> {

@@ -12,7 +12,7 @@ import {
   StartupError,
 } from "@/lib/runtime/embedded-postgres.mjs";
 import { numericSetting } from "@/lib/settings.mjs";
-import { commandLine } from "./host/command-line";
+import { commandLine } from "./host/check/command-line";
 import { readFixture } from "./seed/fixture";
 import { seed } from "./seed/load";
 

@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { SOURCE_KEY_MAP } from "@/lib/leads/source-name";
-import { commandLine } from "./host/command-line";
+import { commandLine } from "./host/check/command-line";
 
 /**
  * Case folding of one BMP character, one character for one (İ gives i, not i + U+0307), so every letter of a case

@@ -15,5 +15,5 @@ export async function GET(): Promise<Response> {
   });
 }
 
-// Every other method, TRACE included (lib/runtime/method-guard.mjs), answers the API's JSON 405.
+// Every other method, TRACE included (lib/preload/method-guard.mjs), answers the API's JSON 405.
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherThanGet;

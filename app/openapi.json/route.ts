@@ -7,5 +7,5 @@ export function GET(request: Request): Response {
   return respond(request, servedDocument(), DOCUMENT_HEADERS);
 }
 
-// Every other method, TRACE included (lib/runtime/method-guard.mjs), answers the API's JSON 405.
+// Every other method, TRACE included (lib/preload/method-guard.mjs), answers the API's JSON 405.
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherThanGet;

@@ -10,7 +10,7 @@ import { database } from "@/lib/db/prisma";
 import { servicePrepared } from "@/lib/startup/service";
 
 /**
- * What the preload asks before Next sees a POST (lib/runtime/creation-shed.mjs): while lead creation's line is full, a
+ * What the preload asks before Next sees a POST (lib/preload/creation-shed.mjs): while lead creation's line is full, a
  * POST with the right key is refused there for a fraction of what a request through Next costs (docs/decisions.md,
  * "Creation sheds load"). The answer is the route's own: same status, headers and body, from the one error table.
  */

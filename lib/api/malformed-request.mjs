@@ -1,5 +1,5 @@
 // The error table's entry (lib/api/errors.ts) for a request Node's HTTP parser refuses before any route runs, kept
-// here so that the preload (lib/runtime/next-server-preload.mjs), plain JavaScript loaded before Next, answers with
+// here so that the preload (lib/preload/next-server-preload.mjs), plain JavaScript loaded before Next, answers with
 // the same words.
 
 export const MALFORMED_REQUEST = {

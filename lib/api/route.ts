@@ -162,7 +162,7 @@ function refusalHeaders(refusal: ApiError): Record<string, string> | undefined {
 }
 
 /**
- * The method as sent: lib/runtime/method-guard.mjs hands methods Next cannot route to the routes as PATCH. Without it
+ * The method as sent: lib/preload/method-guard.mjs hands methods Next cannot route to the routes as PATCH. Without it
  * in the process (a host's own `next start`) the header can only be a client's, and is ignored.
  */
 function methodOf(request: Request): string {

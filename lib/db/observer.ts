@@ -1,6 +1,6 @@
 /**
- * What the service counts for its metrics (lib/metrics.ts, loaded only when metrics are configured). While no
- * observer is registered, metrics cost a property read; labels are fixed words, never what a client sent.
+ * What the service counts for its metrics (lib/instrumentation/metrics.ts, loaded only when metrics are configured).
+ * While no observer is registered, metrics cost a property read; labels are fixed words, never what a client sent.
  */
 export interface Observer {
   /** One answered API request: its route template, method (or `_OTHER`), status and error code, in seconds. */

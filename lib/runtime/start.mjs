@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { embeddedDataDir, portFree, shownPath, startEmbeddedPostgres, StartupError } from "./embedded-postgres.mjs";
 import { checkEarlierLauncher, forgetLauncher, recordLauncher } from "./launcher-record.mjs";
 import { heapArgs } from "./next-server-heap.mjs";
-import { REQUEST_TIMEOUT_MS } from "./server-timeouts.mjs";
+import { REQUEST_TIMEOUT_MS } from "../preload/server-timeouts.mjs";
 import { numericSetting, settingsProblem } from "../settings.mjs";
 
 /** @typedef {"generated" | "file" | "environment"} KeySource Where the key came from. */
@@ -143,7 +143,7 @@ function startNext() {
     server.on("exit", serverExited);
     return;
   }
-  const preload = fileURLToPath(new URL("./next-server-preload.mjs", import.meta.url));
+  const preload = fileURLToPath(new URL("../preload/next-server-preload.mjs", import.meta.url));
   // Next writes to the launcher's own stdout: relaying each access log line through this process costs CPU per request
   // (docs/decisions.md, "The launcher does not relay Next's output").
   server = spawn(process.execPath, [...heapArgs(), "--import", preload, nextBin, "start", "-p", String(port)], {

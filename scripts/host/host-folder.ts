@@ -247,9 +247,9 @@ export class HostFolder {
   }
 
   /**
-   * Writes every staged change; on a failure, puts back what it had changed (each file's bytes and mode, the files it
-   * made removed, then the folders it made) and refuses, naming the file; where something cannot be put back, names
-   * that too (PartlyWritten).
+   * Writes every staged change, then removes the folders its removals left empty; on a failure, puts back what it had
+   * changed (each file's bytes and mode, the files it made removed, then the folders it made) and refuses, naming the
+   * file; where something cannot be put back, names that too (PartlyWritten).
    */
   apply(): void {
     const done: [string, Staged][] = [];
@@ -281,7 +281,9 @@ export class HostFolder {
         );
       refuse(why);
     }
+    const removed = [...this.staged].filter(([, change]) => change.content === null).map(([relative]) => relative);
     this.staged.clear();
+    for (const file of removed) this.pruneEmptyFolders(file);
   }
 
   /** Removes the folders left empty by removed files, from `relative`'s folder up to the host folder. */

@@ -2,7 +2,7 @@ import type { Enum, Field, Model, Schema } from "@mrleebo/prisma-ast";
 import { HOST_FIELDS, parseHostNames, type HostModel, type HostNames } from "@/lib/db/host-names";
 import { LEAD_STATUSES } from "@/lib/leads/schemas";
 import { CONFIG_FILE, HOST_MODELS, type NamesConfig } from "./names-config";
-import { columnFields, columnOf, fields, models, tableOf } from "./prisma-names";
+import { columnFields, columnOf, fields, models, tableOf } from "./check/prisma-names";
 import { HOST_OWN_FIELDS } from "./schema";
 
 /** How the module's host models are found in a host's schema, and what stands in the way. */

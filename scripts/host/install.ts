@@ -1,8 +1,8 @@
 // `npm run host:install -- <host-dir>`: puts the module into a Next.js 16 app (docs/host-guide.md, "Installing").
 import path from "node:path";
 import { MIN_KEY_LENGTH } from "../../lib/api/api-key.mjs";
-import { commandLine } from "./command-line";
-import { gateEdit, gateStep } from "./gate";
+import { commandLine } from "./check/command-line";
+import { gateEdit, gateStep } from "./check/gate";
 import { stopLine, type HostFolder } from "./host-folder";
 import { installAndGenerate } from "./host-package";
 import { STATE_FILE } from "./manifest";

@@ -12,27 +12,13 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     what: "The four operations and their aliases, the health checks, and a JSON 404 for any other `/api` path.",
   },
   {
-    paths: [
-      "instrumentation.ts",
-      "lib/runtime/node-instrumentation.ts",
-      "lib/startup/",
-      "lib/tracing.ts",
-      "lib/metrics.ts",
-      "lib/settings.mjs",
-      "lib/log-line.mjs",
-    ],
+    paths: ["instrumentation.ts", "lib/instrumentation/", "lib/startup/", "lib/settings.mjs", "lib/log-line.mjs"],
     what:
       "The start-up work (settings checked, migrations, configured sources) before the first request; " +
       "tracing and metrics when configured; the shape of the log lines.",
   },
   {
-    paths: [
-      "lib/runtime/next-server-preload.mjs",
-      "lib/runtime/method-guard.mjs",
-      "lib/runtime/server-timeouts.mjs",
-      "lib/runtime/client-errors.mjs",
-      "lib/runtime/creation-shed.mjs",
-    ],
+    paths: ["lib/preload/"],
     what:
       "The preload of `next start`: request and write timeouts, JSON 405 for methods Next refuses itself, " +
       "JSON 400 for requests Node's parser refuses, 429 for lead creation while its line is full.",
@@ -57,19 +43,13 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
     what: "The module's migrations (one folder each), `migration_lock.toml` and `checksums.json`.",
   },
   {
-    paths: [
-      "scripts/host/check.ts",
-      "scripts/host/command-line.ts",
-      "scripts/host/prisma-names.ts",
-      "scripts/host/gate.ts",
-      "scripts/host/grants.ts",
-    ],
+    paths: ["scripts/host/check/"],
     what:
       "`npm run host:check`, how it reads the tables and columns of the host's Prisma schema, and how it tries the " +
       "module's paths through the host's own gate, and the grants it checks.",
   },
   {
-    paths: ["scripts/host/needs.json"],
+    paths: ["scripts/host/check/needs.json"],
     what:
       "Written by the install: the module's own tables and columns, the fields of the host's models it uses with " +
       "their types, and the migrations `host:check` looks for, the host's schema and the files the install wrote.",
@@ -82,10 +62,35 @@ export const MODULE_FILES: { paths: string[]; what: string; generated?: true }[]
   },
 ];
 
+/**
+ * Where earlier versions' installs wrote what is now elsewhere: a record naming these is still the module's, and a
+ * re-install removes each file the host left as written and writes the scripts anew.
+ */
+export const RETIRED = {
+  files: [
+    "lib/runtime/next-server-preload.mjs",
+    "lib/runtime/method-guard.mjs",
+    "lib/runtime/server-timeouts.mjs",
+    "lib/runtime/client-errors.mjs",
+    "lib/runtime/creation-shed.mjs",
+    "lib/runtime/node-instrumentation.ts",
+    "lib/tracing.ts",
+    "lib/metrics.ts",
+    "scripts/host/check.ts",
+    "scripts/host/command-line.ts",
+    "scripts/host/prisma-names.ts",
+    "scripts/host/gate.ts",
+    "scripts/host/grants.ts",
+    "scripts/host/needs.json",
+  ],
+  preloadFile: "lib/runtime/next-server-preload.mjs",
+  checkScript: "tsx scripts/host/check.ts",
+};
+
 /** The host's record of what the install wrote: each file's SHA-256, so a later install knows what the host edited. */
 export const STATE_FILE = ".lead-intake-module.json";
 /** The preload of `next start` (docs/host-guide.md, "The preload"), under the host's source root. */
-export const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
+export const PRELOAD_FILE = "lib/preload/next-server-preload.mjs";
 /** What `next start` needs in its environment for the preload, in a host whose sources are under `sourceRoot`. */
 export const preloadFor = (sourceRoot = "") => `NODE_OPTIONS=--import=./${sourceRoot}${PRELOAD_FILE}`;
 export const PRELOAD = preloadFor();

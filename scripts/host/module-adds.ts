@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
-import { MODULE_FILES, moduleFiles, PRELOAD_FILE } from "./manifest";
-import { fields, indexesOf, indexText, models, parseSchema } from "./prisma-names";
+import { MODULE_FILES, moduleFiles, PRELOAD_FILE, RETIRED } from "./manifest";
+import { fields, indexesOf, indexText, models, parseSchema } from "./check/prisma-names";
 import { hostPathOf, type HostProject } from "./project-info";
 import { HOST_OWN_FIELDS } from "./schema";
 
@@ -68,12 +68,22 @@ export function moduleDependencies(): Map<string, "dependencies" | "devDependenc
 }
 
 /** The script `host:check` as the install sets it. */
-export const CHECK_SCRIPT = "tsx scripts/host/check.ts";
+export const CHECK_SCRIPT = "tsx scripts/host/check/check.ts";
 /** The host's start script's preload: added to what NODE_OPTIONS the environment gives, not in place of it. */
-export const startPreload = (sourceRoot: string) =>
-  `NODE_OPTIONS="$NODE_OPTIONS --import=./${sourceRoot}${PRELOAD_FILE}"`;
+export const startPreload = (sourceRoot: string, file = PRELOAD_FILE) =>
+  `NODE_OPTIONS="$NODE_OPTIONS --import=./${sourceRoot}${file}"`;
 /** The start scripts the install edits, which then begin with the preload. */
 export const NEXT_START = /^next start\b/;
+
+/**
+ * The values this install, then earlier ones, write for the host's script `name` over its value `before`; none for a
+ * script the install does not set.
+ */
+export function writtenScripts(name: string, before: string | null, sourceRoot: string): string[] {
+  if (name === "host:check") return [CHECK_SCRIPT, RETIRED.checkScript];
+  if (name !== "start" || before === null || !NEXT_START.test(before)) return [];
+  return [PRELOAD_FILE, RETIRED.preloadFile].map((file) => `${startPreload(sourceRoot, file)} ${before}`);
+}
 
 /** The host's next.config, by the names Next reads, whose serverExternalPackages the install adds these to. */
 export const NEXT_CONFIGS = ["next.config.ts", "next.config.mjs", "next.config.js"];
@@ -88,6 +98,11 @@ export const NEXT_15_EXTERNAL_PACKAGES = ["next-swagger-doc"];
 export function moduleHostFiles(layout: Pick<HostProject, "sourceRoot" | "migrations">): Set<string> {
   const generated = MODULE_FILES.filter((entry) => entry.generated).flatMap((entry) => entry.paths);
   return new Set([...moduleFiles(MODULE_ROOT), ...generated].map((file) => hostPathOf(layout, file)));
+}
+
+/** Every file earlier versions' installs wrote where this one writes none, as a path from the app's folder. */
+export function retiredHostFiles(layout: Pick<HostProject, "sourceRoot" | "migrations">): Set<string> {
+  return new Set(RETIRED.files.map((file) => hostPathOf(layout, file)));
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Model, Schema } from "@mrleebo/prisma-ast";
 import { HOST_FIELDS, type HostModel } from "@/lib/db/host-names";
 import { CONFIG_FILE, HOST_MODELS, NULLABLE_FIELDS, NULLABLE_MODEL, type NamesConfig } from "./names-config";
-import { columnFields, columnOf, fields, models, tableOf } from "./prisma-names";
+import { columnFields, columnOf, fields, models, tableOf } from "./check/prisma-names";
 
 /** Names CRMs give the module's models and fields, for the install's guesses (lower case). */
 const LIKELY: Record<string, string[]> = {

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Field } from "@mrleebo/prisma-ast";
 import { migrationObjects } from "../../lib/db/migration-objects.mjs";
-import type { HostNeeds } from "./check";
+import type { HostNeeds } from "./check/check";
 import { HOST_MODELS } from "./names-config";
-import { columnFields, columnOf, models, parseSchema, tableOf } from "./prisma-names";
+import { columnFields, columnOf, models, parseSchema, tableOf } from "./check/prisma-names";
 import { HOST_OWN_FIELDS } from "./schema";
 
 /** A field's type as the module's schema writes it: `String`, `String?`, `String[]`. */

@@ -17,8 +17,8 @@ import { readRecord, recordText, type InstallRecord } from "./record";
 import { renderMigration } from "./render-migration";
 
 const MODULE_ROOT = path.resolve(import.meta.dirname, "../..");
-/** What `host:check` reads: the module's needs, the host's schema and the files written (scripts/host/check.ts). */
-const NEEDS_FILE = "scripts/host/needs.json";
+/** What `host:check` reads: the module's needs, the host's schema and the files written (scripts/host/check/). */
+const NEEDS_FILE = "scripts/host/check/needs.json";
 /** The host's table and column names the module's statements are built from (lib/db/host-names.ts). */
 export const NAMES_FILE = "lib/db/host-names.json";
 
@@ -129,7 +129,7 @@ export function planInstall(host: HostFolder, now = new Date()): InstallPlan | P
   const planned = planFiles(host, files, record);
   const writes = planned.writes;
   for (const [file, text] of schema.changed) writes.set(file, text);
-  const packages = planPackages(hostPackage, project);
+  const packages = planPackages(hostPackage, project, record.scripts);
   if (packages.changes.length) writes.set("package.json", `${JSON.stringify(packages.json, null, 2)}\n`);
   const nextConfig = planServerExternalPackages(host, record.nextConfig, [
     ...SERVER_EXTERNAL_PACKAGES,
@@ -144,7 +144,7 @@ export function planInstall(host: HostFolder, now = new Date()): InstallPlan | P
       files: planned.recorded,
       packages: { ...record.packages, ...packages.added },
       schema: [...new Set([...record.schema, ...schema.added])],
-      scripts: { ...packages.scripts, ...record.scripts },
+      scripts: { ...record.scripts, ...packages.scripts },
       nextConfig: nextConfig.record,
     }),
   );

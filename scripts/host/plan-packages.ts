@@ -17,9 +17,10 @@ const PRISMA_PACKAGES = ["prisma", "@prisma/client"];
 
 /**
  * The host's package.json with the packages the module uses, at exactly the versions of this project's lock, the
- * preload in its start script, and `host:check`. A package the host already lists keeps the host's range.
+ * preload in its start script, and `host:check`. A package the host already lists keeps the host's range. A script
+ * still as an earlier install wrote it (`recorded`) is written anew over the host's value from before that install.
  */
-export function planPackages(hostPackage: HostPackage, project: HostProject) {
+export function planPackages(hostPackage: HostPackage, project: HostProject, recorded: InstallRecord["scripts"]) {
   const lock = moduleLock();
   const json = structuredClone(hostPackage);
   const changes: string[] = [];
@@ -67,12 +68,17 @@ export function planPackages(hostPackage: HostPackage, project: HostProject) {
     );
   const scripts = { ...json.scripts };
   const set: InstallRecord["scripts"] = {};
-  const start = scripts.start ?? "";
+  const before = (name: string) => (name in recorded ? recorded[name]!.before : (scripts[name] ?? null));
+  const earlier = recorded.start;
+  const start = (earlier && earlier.after === scripts.start ? earlier.before : scripts.start) ?? "";
   const preload = startPreload(project.sourceRoot);
   if (!start.includes(`${project.sourceRoot}${PRELOAD_FILE}`)) {
     if (NEXT_START.test(start)) {
-      set.start = { before: scripts.start ?? null, after: `${preload} ${start}` };
-      changes.push(`start runs next start with the preload (${preload})`);
+      const after = `${preload} ${start}`;
+      if (scripts.start !== after) {
+        set.start = { before: before("start"), after };
+        changes.push(`start runs next start with the preload (${preload})`);
+      }
     } else {
       notes.push(
         `the start script does not begin with "next start", so it was left alone: give next start ${preloadFor(project.sourceRoot)} ` +
@@ -82,7 +88,7 @@ export function planPackages(hostPackage: HostPackage, project: HostProject) {
     }
   }
   if (scripts["host:check"] !== CHECK_SCRIPT) {
-    set["host:check"] = { before: scripts["host:check"] ?? null, after: CHECK_SCRIPT };
+    set["host:check"] = { before: before("host:check"), after: CHECK_SCRIPT };
     changes.push(`script host:check`);
   }
   for (const [name, { after }] of Object.entries(set)) scripts[name] = after;

@@ -5,7 +5,7 @@ import { refuse, type HostFolder } from "./host-folder";
 import { hostNamesOf } from "./host-names-of";
 import { CONFIG_FILE, parseNamesConfig, type NamesConfig } from "./names-config";
 import { proposedConfig } from "./names-proposal";
-import { models, parseSchema } from "./prisma-names";
+import { models, parseSchema } from "./check/prisma-names";
 import type { HostProject } from "./project-info";
 import type { ModelMap } from "./schema";
 import { mergeSchemaFiles } from "./schema-files";

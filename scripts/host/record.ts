@@ -5,20 +5,19 @@ import { z } from "zod";
 import { refuse, type HostFolder } from "./host-folder";
 import { STATE_FILE } from "./manifest";
 import {
-  CHECK_SCRIPT,
   moduleDependencies,
   moduleHostFiles,
   moduleModels,
   NEXT_15_EXTERNAL_PACKAGES,
   NEXT_CONFIGS,
   NEXT_ENV,
-  NEXT_START,
   PRISMA_COMPANIONS,
+  retiredHostFiles,
   SERVER_EXTERNAL_PACKAGES,
-  startPreload,
+  writtenScripts,
 } from "./module-adds";
 import { isNamesMigration } from "./names-migration";
-import { fields, models, parseSchema } from "./prisma-names";
+import { fields, models, parseSchema } from "./check/prisma-names";
 import { hostPathOf, type HostProject } from "./project-info";
 
 /** The record of a host whose paths (from the app's folder) `inside` tells inside the host folder or not. */
@@ -83,8 +82,10 @@ export function readRecord(host: HostFolder, layout: RecordedHost): InstallRecor
 /** The first entry of the record that no install of this module writes, said as a clause; undefined when none. */
 function foreignEntry(host: HostFolder, layout: RecordedHost, record: InstallRecord): string | undefined {
   const files = moduleHostFiles(layout);
+  const retired = retiredHostFiles(layout);
   const hostPath = (modulePath: string) => hostPathOf(layout, modulePath);
-  const file = Object.keys(record.files).find((f) => !files.has(f) && !isNamesMigration(f, hostPath));
+  const isModuleFile = (f: string) => files.has(f) || retired.has(f) || isNamesMigration(f, hostPath);
+  const file = Object.keys(record.files).find((f) => !isModuleFile(f));
   if (file !== undefined) return `files[${JSON.stringify(file)}] is not a file the module's install writes`;
 
   const dependencies = moduleDependencies();
@@ -98,15 +99,11 @@ function foreignEntry(host: HostFolder, layout: RecordedHost, record: InstallRec
   }
 
   for (const [name, { before, after }] of Object.entries(record.scripts)) {
-    const written =
-      name === "host:check"
-        ? CHECK_SCRIPT
-        : name === "start" && before !== null && NEXT_START.test(before)
-          ? `${startPreload(layout.sourceRoot)} ${before}`
-          : undefined;
-    if (written === undefined && name !== "start")
+    const written = writtenScripts(name, before, layout.sourceRoot);
+    if (!written.length && name !== "start")
       return `scripts names ${name}, which is not a script the module's install sets`;
-    if (after !== written) return `scripts[${JSON.stringify(name)}] is not the value the module's install writes`;
+    if (!written.includes(after))
+      return `scripts[${JSON.stringify(name)}] is not the value the module's install writes`;
   }
 
   const { nextConfig } = record;

@@ -1,5 +1,5 @@
 import type { Field, Model } from "@mrleebo/prisma-ast";
-import { indexesOf, indexText, parseSchema } from "./prisma-names";
+import { indexesOf, indexText, parseSchema } from "./check/prisma-names";
 import type { ModelMap } from "./schema";
 
 /**

@@ -1,5 +1,14 @@
 import { printSchema, type Field, type Model } from "@mrleebo/prisma-ast";
-import { columnFields, columnOf, fields, indexesOf, indexText, models, parseSchema, tableOf } from "./prisma-names";
+import {
+  columnFields,
+  columnOf,
+  fields,
+  indexesOf,
+  indexText,
+  models,
+  parseSchema,
+  tableOf,
+} from "./check/prisma-names";
 import { schemaProblems } from "./schema-valid";
 
 /** The host's model for each of the module's host models (null: none) and its field for each module field. */

@@ -8,7 +8,7 @@ import pg from "pg";
 import { classifyFailure } from "../../lib/db/failures";
 import { HOST_NAMES, parseHostNames, type HostNames } from "../../lib/db/host-names";
 import { applyDrops, planDrops, planLines } from "./drop-plan";
-import { commandLine } from "./command-line";
+import { commandLine } from "./check/command-line";
 import { refuse, refusalSentence, stopLine, type HostFolder } from "./host-folder";
 import { installAndGenerate, readHostPackage } from "./host-package";
 import { STATE_FILE } from "./manifest";
@@ -137,7 +137,6 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  for (const file of [...removed, ...nextTypes.files]) host.pruneEmptyFolders(file);
   lines.push("Left to do, in the host's folder:", `1. ${installAndGenerate(manager, schemaHome.package?.name)}`);
   console.log([`Lead Intake module taken out of ${host.root}:`, ...lines].join("\n"));
 }

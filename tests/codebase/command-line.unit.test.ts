@@ -3,7 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { USAGE_EXIT } from "@/scripts/host/command-line";
+import { USAGE_EXIT } from "@/scripts/host/check/command-line";
 import { ROOT, sourceFiles } from "@/tests/helpers/source-files";
 
 /** Every command of the project: the scripts run by `npm run` or `npx tsx`, the importer and the bench. */
@@ -16,7 +16,7 @@ const COMMANDS = [
   "scripts/source-key.ts",
   "scripts/host/install.ts",
   "scripts/host/uninstall.ts",
-  "scripts/host/check.ts",
+  "scripts/host/check/check.ts",
   "bench/run.ts",
 ];
 
@@ -51,7 +51,7 @@ describe("command-line arguments", () => {
     const readers = sourceFiles(["scripts", "bench/run.ts"], /\.ts$/).filter((file) =>
       /process\.argv(\[[2-9]\]|\.slice\(2\)|\.indexOf|\.includes)/.test(readFileSync(path.join(ROOT, file), "utf8")),
     );
-    expect(readers).toEqual(["scripts/host/command-line.ts"]);
+    expect(readers).toEqual(["scripts/host/check/command-line.ts"]);
   });
 
   it.each(COMMANDS)(

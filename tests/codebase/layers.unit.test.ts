@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
  * The layers of the project's code, top first: a file may import its own layer or a lower one, never a higher
  * one, and no file reaches itself through its imports. Route -> wrapper -> start-up -> domain -> data access ->
  * client -> settings and log lines (lib/settings.mjs, lib/log-line.mjs) -> generated Prisma client. The consumers of
- * the contract (routes, document, client, importer, tracing, metrics, the launcher, the tools, the benchmark and the
- * tests) stand at the top.
+ * the contract (routes, document, client, importer, tracing, metrics, the preload, the launcher, the tools, the
+ * benchmark and the tests) stand at the top.
  */
 const LAYERS: [string, string[]][] = [
   [
@@ -18,8 +18,8 @@ const LAYERS: [string, string[]][] = [
       "lib/openapi/",
       "lib/client/",
       "lib/importer/",
-      "lib/tracing.ts",
-      "lib/metrics.ts",
+      "lib/instrumentation/",
+      "lib/preload/",
       "lib/runtime/",
       "scripts/",
       "bench/",

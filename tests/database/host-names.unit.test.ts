@@ -9,7 +9,7 @@ import {
   type HostRows,
 } from "@/lib/db/host-names";
 import type { AuditEntry, Customer, Referral, User } from "@/lib/generated/prisma/client";
-import { columnFields, columnOf, models, parseSchema, tableOf } from "@/scripts/host/prisma-names";
+import { columnFields, columnOf, models, parseSchema, tableOf } from "@/scripts/host/check/prisma-names";
 
 /** On its own, the module's resolved names are those of its own schema: its @@map and @map, nothing else. */
 describe("the module's own resolved names", () => {

@@ -10,7 +10,7 @@ import { serverForThisFile } from "../helpers/server";
  * Every method Node's HTTP parser accepts, on every path under /api and on unknown
  * ones, against the production server: Next refuses many of them (TRACE with a
  * text/plain 500, QUERY, PROPFIND... with an empty 400) before route code runs,
- * so only HTTP shows what a client really gets (lib/runtime/method-guard.mjs answers them).
+ * so only HTTP shows what a client really gets (lib/preload/method-guard.mjs answers them).
  */
 const running = serverForThisFile();
 
@@ -104,7 +104,7 @@ describe("every method under /api over HTTP", () => {
 });
 
 describe("what answering them costs the routes", () => {
-  // Why the answers come from lib/runtime/method-guard.mjs and not from a proxy.ts: with any proxy, Next copies each
+  // Why the answers come from lib/preload/method-guard.mjs and not from a proxy.ts: with any proxy, Next copies each
   // request body and waits for the whole upload before the route runs, so this 413 came only after the upload ended.
   it("refuses a chunked POST body over 1 MiB while the upload is still open", async () => {
     const request = http.request(new URL("/api/leads", running.server.baseUrl), {

@@ -10,7 +10,7 @@ import { startServer } from "../helpers/server";
 
 /**
  * The header by which the preload's method guard tells the routes the method a client sent
- * (lib/runtime/method-guard.mjs), sent by a client itself: ignored, on the production server and on a host's own
+ * (lib/preload/method-guard.mjs), sent by a client itself: ignored, on the production server and on a host's own
  * `next start` without the preload. A POST that claims to be a GET is logged and counted as the POST it is, and a
  * method the client names in it is never echoed.
  */

@@ -17,11 +17,19 @@ export function hostCopy(fixture = FIXTURE): { parent: string; host: string; out
   return { parent, host, outside: path.join(parent, "outside") };
 }
 
-/** Runs scripts/host/<script>.ts; a hang (a FIFO opened for reading) fails on the timeout rather than the test's. */
-export function runHostScript(script: "install" | "uninstall", args: string[], env: Record<string, string> = {}) {
+/**
+ * Runs scripts/host/<script>.ts of this checkout, or of the module's copy at `moduleRoot`; a hang (a FIFO opened for
+ * reading) fails on the timeout rather than the test's.
+ */
+export function runHostScript(
+  script: "install" | "uninstall",
+  args: string[],
+  env: Record<string, string> = {},
+  moduleRoot = ROOT,
+) {
   const result = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), [`scripts/host/${script}.ts`, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, INIT_CWD: ROOT, ...env },
+    cwd: moduleRoot,
+    env: { ...process.env, INIT_CWD: moduleRoot, ...env },
     encoding: "utf8",
     timeout: 60_000,
   });

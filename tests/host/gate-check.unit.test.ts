@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { gateCheck, gateEdit, gateStep } from "@/scripts/host/gate";
+import { gateCheck, gateEdit, gateStep } from "@/scripts/host/check/gate";
 
 /**
- * `host:check`'s gate line (scripts/host/gate.ts) against a host's server over real HTTP: a stand-in server answering
- * as a host's gate would, since what is decided is what the check makes of each answer.
+ * `host:check`'s gate line (scripts/host/check/gate.ts) against a host's server over real HTTP: a stand-in server
+ * answering as a host's gate would, since what is decided is what the check makes of each answer.
  */
 const servers: Server[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gateEdit, gateStep, MODULE_PATHS, type GateForm } from "@/scripts/host/gate";
+import { gateEdit, gateStep, MODULE_PATHS, type GateForm } from "@/scripts/host/check/gate";
 import { applyEditStep } from "../helpers/gate-edit";
 import { FIXTURES, MACHINE, mustRun, run } from "../helpers/host-app";
 

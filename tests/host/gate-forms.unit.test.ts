@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gateEdit, gateStep, MODULE_PATHS, MODULE_PATHS_PATTERN } from "@/scripts/host/gate";
+import { gateEdit, gateStep, MODULE_PATHS, MODULE_PATHS_PATTERN } from "@/scripts/host/check/gate";
 import { FIXTURES } from "../helpers/host-app";
 
 /**
- * The install's edit for each form a host's gate takes (scripts/host/gate.ts), read from the sample gates in
+ * The install's edit for each form a host's gate takes (scripts/host/check/gate.ts), read from the sample gates in
  * tests/fixtures/gates: the form, and the exact code and where it goes. tests/host/gate-forms.command.test.ts
  * compiles and runs each edited gate with its packages.
  */

@@ -44,7 +44,7 @@ async function installedHost(overlay: string) {
 
 /** `npm run host:check` as the host runs it, in its folder: its exit status and lines. */
 function hostCheck(host: string, env: NodeJS.ProcessEnv) {
-  const result = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check.ts"], {
+  const result = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check/check.ts"], {
     cwd: host,
     env,
     encoding: "utf8",

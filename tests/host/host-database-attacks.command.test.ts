@@ -41,7 +41,7 @@ async function installedHost() {
 
 /** `npm run host:check` as the host runs it, in its folder. */
 const hostCheck = (host: string, env: NodeJS.ProcessEnv) =>
-  spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check.ts"], {
+  spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/host/check/check.ts"], {
     cwd: host,
     env,
     encoding: "utf8",

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { hostNamesOf } from "@/scripts/host/host-names-of";
 import { parseNamesConfig, type NamesConfig } from "@/scripts/host/names-config";
-import { parseSchema } from "@/scripts/host/prisma-names";
+import { parseSchema } from "@/scripts/host/check/prisma-names";
 
 const guide = readFileSync("docs/host-guide.md", "utf8");
 const section = guide.slice(guide.indexOf("## Your names"), guide.indexOf("### The resolved names"));

@@ -6,7 +6,7 @@ import { MODULE_FILES, manifestTable, moduleFiles } from "@/scripts/host/manifes
 import { hostNeeds } from "@/scripts/host/needs-of";
 import { hostNamesOf } from "@/scripts/host/host-names-of";
 import { parseNamesConfig, type NamesConfig } from "@/scripts/host/names-config";
-import { parseSchema } from "@/scripts/host/prisma-names";
+import { parseSchema } from "@/scripts/host/check/prisma-names";
 import { mergeSchemas } from "@/scripts/host/schema";
 import {
   serverExternalPackagesOf,

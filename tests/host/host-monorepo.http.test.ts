@@ -78,7 +78,7 @@ describe("npm run host:install into the app of an npm-workspaces monorepo, its s
     for (const file of [
       `${APP}/app/api/leads/route.ts`,
       `${APP}/instrumentation.ts`,
-      `${APP}/scripts/host/check.ts`,
+      `${APP}/scripts/host/check/check.ts`,
       `${APP}/${STATE_FILE}`,
       `${DB}/prisma/migrations/20261122000100_lead_intake/migration.sql`,
       `${DB}/prisma/migrations/checksums.json`,

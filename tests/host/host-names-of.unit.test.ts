@@ -4,7 +4,7 @@ import { HOST_NAMES } from "@/lib/db/host-names";
 import { hostNamesOf } from "@/scripts/host/host-names-of";
 import { parseNamesConfig, type NamesConfig } from "@/scripts/host/names-config";
 import { proposedConfig } from "@/scripts/host/names-proposal";
-import { parseSchema } from "@/scripts/host/prisma-names";
+import { parseSchema } from "@/scripts/host/check/prisma-names";
 
 const moduleSchema = parseSchema(readFileSync("prisma/schema.prisma", "utf8"));
 

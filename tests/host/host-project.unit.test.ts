@@ -247,7 +247,7 @@ describe("where the module's files go", () => {
     expect(hostPathOf(src, "lib/db/client.ts")).toBe("src/lib/db/client.ts");
     expect(hostPathOf(src, "app/api/leads/route.ts")).toBe("src/app/api/leads/route.ts");
     expect(hostPathOf(src, "prisma/migrations/x/migration.sql")).toBe("prisma/migrations/x/migration.sql");
-    expect(hostPathOf(src, "scripts/host/check.ts")).toBe("scripts/host/check.ts");
+    expect(hostPathOf(src, "scripts/host/check/check.ts")).toBe("scripts/host/check/check.ts");
   });
 
   it("re-exports the host's client by its alias, a relative path, or @prisma/client", () => {

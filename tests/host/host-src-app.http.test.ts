@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gateEdit, gateStep } from "@/scripts/host/gate";
+import { gateEdit, gateStep } from "@/scripts/host/check/gate";
 import type { ProcessGroup } from "@/scripts/process-group";
 import type { TestDatabase } from "../helpers/db";
 import {
@@ -85,10 +85,10 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
     for (const file of [
       "src/app/api/leads/route.ts",
       "src/instrumentation.ts",
-      "src/lib/runtime/next-server-preload.mjs",
+      "src/lib/preload/next-server-preload.mjs",
       "prisma/schema/lead_intake.prisma",
       "prisma/migrations/20261122000100_lead_intake/migration.sql",
-      "scripts/host/check.ts",
+      "scripts/host/check/check.ts",
     ])
       expect(added).toContain(file);
     expect(added.filter((f) => /^(lib|app)\//.test(f))).toEqual([]);
@@ -107,7 +107,7 @@ describe("npm run host:install into a create-next-app@16 --src-dir host on pnpm 
       "pnpm run host:check",
     ]);
     expect(JSON.parse(readFileSync(path.join(host, "package.json"), "utf8")).scripts.start).toBe(
-      'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/runtime/next-server-preload.mjs" next start',
+      'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/preload/next-server-preload.mjs" next start',
     );
   });
 

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gateEdit, gateStep } from "@/scripts/host/gate";
+import { gateEdit, gateStep } from "@/scripts/host/check/gate";
 import type { ProcessGroup } from "@/scripts/process-group";
 import { call } from "../helpers/api";
 import type { TestDatabase } from "../helpers/db";
@@ -88,9 +88,9 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
     for (const file of [
       "src/app/api/leads/route.ts",
       "src/instrumentation.ts",
-      "src/lib/runtime/next-server-preload.mjs",
+      "src/lib/preload/next-server-preload.mjs",
       "prisma/migrations/20261122000100_lead_intake/migration.sql",
-      "scripts/host/check.ts",
+      "scripts/host/check/check.ts",
     ])
       expect(added).toContain(file);
     expect(added.filter((f) => /^(lib|app)\//.test(f))).toEqual([]);
@@ -112,7 +112,7 @@ describe("npm run host:install into a create-t3-app host: Next 15, Prisma 6, zod
     ]);
     const packageJson = JSON.parse(readFileSync(path.join(host, "package.json"), "utf8"));
     expect(packageJson.scripts.start).toBe(
-      'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/runtime/next-server-preload.mjs" next start',
+      'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/preload/next-server-preload.mjs" next start',
     );
     // Prisma's packages at the host's Prisma 6 range; the host's zod range stays, its lockfile's 3.25 accepted.
     expect({

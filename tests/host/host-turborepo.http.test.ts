@@ -80,8 +80,8 @@ describe("npm run host:install into apps/web of a Turborepo pnpm workspace, its 
     for (const file of [
       `${APP}/src/app/api/leads/route.ts`,
       `${APP}/src/instrumentation.ts`,
-      `${APP}/src/lib/runtime/next-server-preload.mjs`,
-      `${APP}/scripts/host/check.ts`,
+      `${APP}/src/lib/preload/next-server-preload.mjs`,
+      `${APP}/scripts/host/check/check.ts`,
       `${APP}/${STATE_FILE}`,
       `${DB}/prisma/migrations/20261122000100_lead_intake/migration.sql`,
       `${DB}/prisma/migrations/checksums.json`,
@@ -102,7 +102,7 @@ describe("npm run host:install into apps/web of a Turborepo pnpm workspace, its 
     expect(json.dependencies).not.toHaveProperty("@prisma/client");
     expect(json.dependencies["@repo/database"]).toBe("workspace:*");
     expect(json.scripts.start).toBe(
-      'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/runtime/next-server-preload.mjs" next start',
+      'NODE_OPTIONS="$NODE_OPTIONS --import=./src/lib/preload/next-server-preload.mjs" next start',
     );
     expect(installOutput.split("\n")).toContain(
       `- workspace ${root}: the module's files and packages go into the app (${APP}), its models into the schema ` +

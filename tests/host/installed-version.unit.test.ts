@@ -95,7 +95,7 @@ describe("the versions a host runs on", () => {
     const host = folderOf({ ...t3, "package-lock.json": npmLock(locked) });
     const project = readHostProject(host);
     expect(project.majors).toEqual({ next: 15, prisma: 6, prismaMinor: 19, zod: { major: 3, minor: 25 } });
-    const { json: planned, notes } = planPackages(readHostPackage(host), project);
+    const { json: planned, notes } = planPackages(readHostPackage(host), project, {});
     expect({ ...planned.dependencies, ...planned.devDependencies }).toMatchObject({
       zod: "^3.24.2",
       prisma: "^6.6.0",

@@ -15,7 +15,7 @@ import { validLead } from "../helpers/lead";
 
 /**
  * A host that runs plain `next start` itself, without the launcher (and so without
- * scripts/prepare-db.ts) and without the preload (lib/runtime/next-server-preload.mjs),
+ * scripts/prepare-db.ts) and without the preload (lib/preload/next-server-preload.mjs),
  * as on a platform that takes no `node --import`: instrumentation.ts starts applying the
  * migrations and creating the configured sources at start, and data requests wait for it;
  * what the preload would bound, the reverse proxy bounds (docs/host-guide.md, "Deployment shapes").

@@ -36,7 +36,7 @@ for (const file of SOURCES.flatMap(sourceFiles))
 describe("the table of environment variables", () => {
   it("finds the reads it looks for (a scan that finds nothing would pass)", () => {
     expect(read.get("LEADS_API_KEY")).toBeDefined();
-    expect(read.get("LEADS_METRICS_PORT")).toBe("lib/runtime/node-instrumentation.ts");
+    expect(read.get("LEADS_METRICS_PORT")).toBe("lib/instrumentation/node.ts");
     expect(namesRead('const { A: a, B } = process.env; env["C"]; process.env.D; numericSetting("E")').sort()).toEqual([
       "A",
       "B",

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { freePort } from "@/scripts/process-group";
 
-const PRELOAD = "lib/runtime/next-server-preload.mjs";
+const PRELOAD = "lib/preload/next-server-preload.mjs";
 
 /** The accept queue of a server listening as Next does, `listen(port, hostname)`, as `ss` reports it (Send-Q). */
 async function backlogOf(nodeArgs: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { REQUEST_TIMEOUT_MS } from "@/lib/runtime/server-timeouts.mjs";
+import { REQUEST_TIMEOUT_MS } from "@/lib/preload/server-timeouts.mjs";
 import { TEST_KEY } from "../helpers/api";
 import { serverForThisFile } from "../helpers/server";
 
@@ -8,7 +8,7 @@ import { serverForThisFile } from "../helpers/server";
  * The request timeout, over HTTP against the production server: a client that sends
  * its body a byte at a time would hold a socket for Node's default request timeout,
  * with the key or without. The launcher bounds a whole request to 30 s
- * (lib/runtime/next-server-preload.mjs); the server then answers 408 and closes.
+ * (lib/preload/next-server-preload.mjs); the server then answers 408 and closes.
  */
 const running = serverForThisFile();
 

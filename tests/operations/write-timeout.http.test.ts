@@ -1,13 +1,13 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { WRITE_TIMEOUT_MS } from "@/lib/runtime/server-timeouts.mjs";
+import { WRITE_TIMEOUT_MS } from "@/lib/preload/server-timeouts.mjs";
 import { TEST_KEY } from "../helpers/api";
 import { serverForThisFile } from "../helpers/server";
 
 /**
  * The write timeout, over HTTP against the production server: a client that asks for more than the socket buffers
  * hold and never reads kept its connection (and the answers pipelined behind it) open for as long as it liked.
- * lib/runtime/next-server-preload.mjs destroys a connection whose pending answer makes no progress for
+ * lib/preload/next-server-preload.mjs destroys a connection whose pending answer makes no progress for
  * WRITE_TIMEOUT_MS.
  */
 const running = serverForThisFile();

@@ -10,5 +10,5 @@ export async function GET(request: Request, { params }: { params: Promise<{ file
   return respond(request, await served, ASSET_HEADERS);
 }
 
-// Every other method, TRACE included (lib/runtime/method-guard.mjs), answers the API's JSON 405.
+// Every other method, TRACE included (lib/preload/method-guard.mjs), answers the API's JSON 405.
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherThanGet;

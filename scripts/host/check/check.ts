@@ -31,7 +31,7 @@ async function loadParts() {
 }
 let parts: Awaited<ReturnType<typeof loadParts>>;
 
-/** What the module needs of the host's database: scripts/host/needs.json, written by the install (needs-of.ts). */
+/** What the module needs of the host's database: needs.json beside this file, written by the install (needs-of.ts). */
 export interface HostNeeds {
   /** The module's own tables, with the columns of their scalar fields. */
   tables: Record<string, string[]>;
@@ -44,7 +44,7 @@ export interface HostNeeds {
   migrations: string[];
 }
 
-/** scripts/host/needs.json: what the module needs, and where the install put things in this host. */
+/** scripts/host/check/needs.json: what the module needs, and where the install put things in this host. */
 interface Needs extends HostNeeds {
   /** The host's Prisma schema, relative to the host's root. */
   schema: string;
@@ -62,10 +62,10 @@ type Line = ["ok" | "FAIL" | "note", string];
 const MAX_SAID = 200;
 
 /** The preload's file under the host's source root, as `next start` must be given it (NODE_OPTIONS or start). */
-const PRELOAD_FILE = "lib/runtime/next-server-preload.mjs";
+const PRELOAD_FILE = "lib/preload/next-server-preload.mjs";
 
 async function check(root: string, baseUrl: string | undefined): Promise<Line[]> {
-  const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/needs.json"), "utf8")) as Needs;
+  const needs = JSON.parse(readFileSync(path.join(root, "scripts/host/check/needs.json"), "utf8")) as Needs;
   const lines: Line[] = [];
   const missingFiles = needs.files.filter((file) => !existsSync(path.join(root, file)));
   if (missingFiles.length)

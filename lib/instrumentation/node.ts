@@ -17,10 +17,10 @@ export async function registerNode(): Promise<void> {
   }
   const { LEADS_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT } = process.env;
   if (LEADS_METRICS_PORT || OTEL_EXPORTER_OTLP_ENDPOINT || OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) {
-    await startOptional("metrics", async () => (await import("@/lib/metrics")).registerMetrics());
+    await startOptional("metrics", async () => (await import("@/lib/instrumentation/metrics")).registerMetrics());
   }
   if (OTEL_EXPORTER_OTLP_ENDPOINT)
-    await startOptional("tracing", async () => (await import("@/lib/tracing")).registerTracing());
+    await startOptional("tracing", async () => (await import("@/lib/instrumentation/tracing")).registerTracing());
   // Not awaited: Next serves (liveness first) while it runs; data requests and readiness wait for it.
   void (await import("@/lib/startup/service")).startService();
 }

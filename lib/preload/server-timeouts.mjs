@@ -1,5 +1,5 @@
 // Bounds of one HTTP request to the `next start` server, applied by
-// lib/runtime/next-server-preload.mjs (docs/operating.md, "Timeouts").
+// lib/preload/next-server-preload.mjs (docs/operating.md, "Timeouts").
 
 /** A whole request (headers and body) must arrive within this; then Node answers 408 and closes. */
 export const REQUEST_TIMEOUT_MS = 30_000;
