@@ -2,13 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import {
-  CHECKSUMS_FILE,
-  LANDED_FILE,
-  landedChecksums,
-  readMigrations,
-  type MigrationChecksums,
-} from "@/lib/db/migrate";
+import { CHECKSUMS_FILE, readMigrations, type MigrationChecksums } from "@/lib/db/migrate";
 import { commandLine } from "./host/check/command-line";
 
 export const HISTORY_FILE = "tests/fixtures/migration-history.json";
@@ -51,12 +45,9 @@ const [command, branch = "main"] = commandLine(USAGE, { max: 2, commands: ["hist
 
 const current = await readMigrations();
 const file: MigrationChecksums = JSON.parse(readFileSync(CHECKSUMS_FILE, "utf8"));
-// checksums.json is a file of a landed folder, so never edited again: new migrations' checksums go to LANDED_FILE.
-const later = JSON.parse(readFileSync(LANDED_FILE, "utf8")) as Record<string, string>;
-const all = landedChecksums(file);
 for (const { name, checksum } of current) {
-  const landed = all[name];
-  if (landed === undefined) later[name] = checksum;
+  const landed = file.landed[name];
+  if (landed === undefined) file.landed[name] = checksum;
   else if (landed !== checksum)
     throw new Error(`Migration ${name} differs from its landed text: add a new migration instead`);
 }
@@ -66,9 +57,8 @@ if (command === "history") {
   // Not the first commit's texts: its lead_intake kept no counts, which every later migration builds on, so a database
   // it migrated is refused with the runner's sentence rather than half upgraded.
   for (const { migrations } of history.commits.slice(1)) {
-    for (const { name, checksum } of migrations) if (checksum !== all[name]) file.earlier[checksum] = name;
+    for (const { name, checksum } of migrations) if (checksum !== file.landed[name]) file.earlier[checksum] = name;
   }
   writeFileSync(HISTORY_FILE, `${JSON.stringify(history, null, 2)}\n`);
-  writeFileSync(CHECKSUMS_FILE, `${JSON.stringify(file, null, 2)}\n`);
 }
-writeFileSync(LANDED_FILE, `${JSON.stringify(later, null, 2)}\n`);
+writeFileSync(CHECKSUMS_FILE, `${JSON.stringify(file, null, 2)}\n`);

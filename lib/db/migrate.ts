@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
@@ -110,14 +109,6 @@ export interface MigrationChecksums {
  */
 const MIGRATIONS_FOLDER = "prisma/migrations";
 export const CHECKSUMS_FILE = path.join(MIGRATIONS_FOLDER, "checksums.json");
-/** Checksums of migrations landed since checksums.json, which as a landed file never changes (name: sha256). */
-export const LANDED_FILE = "prisma/migrations-landed.json";
-
-/** Every landed migration's committed checksum: checksums.json's and LANDED_FILE's, read from the module's `root`. */
-export function landedChecksums(checksums: MigrationChecksums, root: string = process.cwd()): Record<string, string> {
-  const later = JSON.parse(readFileSync(path.join(root, LANDED_FILE), "utf8")) as Record<string, string>;
-  return { ...checksums.landed, ...later };
-}
 
 export async function readMigrations(): Promise<Migration[]> {
   const dir = path.join(process.cwd(), MIGRATIONS_FOLDER);

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type pg from "pg";
-import { landedChecksums, type MigrationChecksums } from "../../lib/db/migrate";
+import type { MigrationChecksums } from "../../lib/db/migrate";
 import { HOST_NAMES, type HostNames } from "../../lib/db/host-names";
 import { madeObjects, readMigrationTexts, type MadeObject } from "../../lib/db/migration-objects.mjs";
 import { renderMigration } from "./render-migration";
@@ -66,9 +66,8 @@ export async function planDrops(
   const { objects } = madeObjects(texts);
   const rendered = new Map(texts.map(({ name, sql }) => [name, createHash("sha256").update(sql).digest("hex")]));
   const checksums = JSON.parse(readFileSync(path.join(migrationsDir, "checksums.json"), "utf8")) as MigrationChecksums;
-  const landed = landedChecksums(checksums, path.join(migrationsDir, "../.."));
   const isModules = (migration: string, checksum: string) =>
-    landed[migration] === checksum ||
+    checksums.landed[migration] === checksum ||
     checksums.earlier[checksum] === migration ||
     rendered.get(migration) === checksum ||
     asWritten.get(migration) === checksum;
