@@ -3,6 +3,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { heapArgs } from "@/lib/runtime/next-server-heap.mjs";
+import { PRELOAD_FILE } from "@/scripts/host/manifest";
 import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/process-group";
 
 export type NextShape = "next-start" | "standalone";
@@ -25,7 +26,6 @@ export interface NextServer {
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** Where `npm run build` leaves the standalone server (scripts/standalone-assets.mjs completes it). */
 export const STANDALONE_DIR = path.join(ROOT, ".next", "standalone");
-const PRELOAD = "lib/preload/next-server-preload.mjs";
 
 /** Starts it and waits until it answers its liveness check (which waits for nothing else). */
 export async function startNextServer({ shape, preload, env, port }: NextServerOptions): Promise<NextServer> {
@@ -33,7 +33,7 @@ export async function startNextServer({ shape, preload, env, port }: NextServerO
   const baseUrl = `http://127.0.0.1:${port}`;
   // The standalone output carries its own copy of the preload (next.config.mjs traces it in).
   const cwd = shape === "standalone" ? STANDALONE_DIR : ROOT;
-  const flags = preload ? [...heapArgs(), "--import", `./${PRELOAD}`] : [];
+  const flags = preload ? [...heapArgs(), "--import", `./${PRELOAD_FILE}`] : [];
   const entry = shape === "standalone" ? "server.js" : fileURLToPath(import.meta.resolve("next/dist/bin/next"));
   const args = shape === "standalone" ? [...flags, entry] : [...flags, entry, "start", "-p", String(port)];
   const group = await startProcessGroup(

@@ -2,9 +2,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
+import { PRELOAD_FILE } from "@/scripts/host/manifest";
 import { freePort } from "@/scripts/process-group";
-
-const PRELOAD = "lib/preload/next-server-preload.mjs";
 
 /** The accept queue of a server listening as Next does, `listen(port, hostname)`, as `ss` reports it (Send-Q). */
 async function backlogOf(nodeArgs: string[]): Promise<number> {
@@ -24,7 +23,7 @@ async function backlogOf(nodeArgs: string[]): Promise<number> {
 describe('the preload\'s listen backlog (docs/decisions.md, "Creation sheds load")', () => {
   it("gives Next's listen(port, hostname) a queue of 4,096, as far as net.core.somaxconn allows", async () => {
     const cap = Number(readFileSync("/proc/sys/net/core/somaxconn", "utf8"));
-    expect(await backlogOf(["--import", `./${PRELOAD}`])).toBe(Math.min(4096, cap));
+    expect(await backlogOf(["--import", `./${PRELOAD_FILE}`])).toBe(Math.min(4096, cap));
   });
 
   it("is Node's 511 without the preload", async () => {
