@@ -46,22 +46,29 @@ export function shedCreation(req, res, serve) {
     return routing.run(routed, serve);
   }
   res.writeHead(refusal.status, refusal.headers).end(refusal.body);
-  res.once("finish", () => setImmediate(rest, req.socket, refusal.retryAfterSeconds * 1000));
+  rest(req.socket, refusal.retryAfterSeconds * 1000);
 }
 
 /**
  * Stops reading a kept-alive connection for `ms`: a caller that resends at once waits as Retry-After said, and costs
- * nothing meanwhile. After 'finish' and its turn, because Node resumes the socket to drain the refused body.
+ * nothing meanwhile. Its handle stops at once: Node's HTTP parser reads the handle itself, and a loop with every
+ * socket ready reads the resent request before any later callback could pause it (docs/decisions.md).
  * @param {import("node:net").Socket} socket
  * @param {number} ms
  */
 function rest(socket, ms) {
-  if (socket.destroyed) return;
-  socket.pause();
+  const handle = /** @type {{ reading?: boolean, readStop(): void, readStart(): void } | undefined} */ (
+    /** @type {{ _handle?: unknown }} */ (socket)._handle
+  );
+  if (!handle?.reading) return;
+  handle.reading = false;
+  handle.readStop();
   const stop = () => clearTimeout(timer);
   const timer = setTimeout(() => {
     socket.off("close", stop);
-    socket.resume();
+    if (socket.destroyed || handle.reading) return;
+    handle.reading = true;
+    handle.readStart();
   }, ms);
   socket.once("close", stop);
 }
