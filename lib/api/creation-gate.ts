@@ -5,7 +5,7 @@ import methodGuard from "@/lib/api/method-guard.json";
 import { requestIdOf } from "@/lib/api/request-id";
 import { errorBody, UNCACHED } from "@/lib/api/response";
 import { recordRequest } from "@/lib/api/route";
-import { creationFull } from "@/lib/db/creation-budget";
+import { creationFull, creationRetryAfter } from "@/lib/db/creation-budget";
 import { database } from "@/lib/db/prisma";
 import { servicePrepared } from "@/lib/startup/service";
 
@@ -19,9 +19,10 @@ export interface CreationGate {
   creates(url: string): boolean;
   /**
    * The rendered 429 CREATION_BUSY for a creation, logged and counted, or undefined when it goes on to Next; `coming`
-   * is how many creations were let through that Next has not yet handed to the route.
+   * is how many creations were let through that Next has not yet handed to the route, `told` how many refused ones
+   * are still within their Retry-After.
    */
-  refusal(url: string, headers: NodeHeaders, coming: number): Refusal | undefined;
+  refusal(url: string, headers: NodeHeaders, coming: number, told: number): Refusal | undefined;
 }
 
 export interface Refusal {
@@ -41,7 +42,7 @@ const RETRY_AFTER = retryAfterOf("CREATION_BUSY")!;
 
 const gate: CreationGate = {
   creates: (url) => CREATION_PATH.test(pathOf(url)),
-  refusal(url, headers, coming) {
+  refusal(url, headers, coming, told) {
     const startedAt = performance.now();
     if (!servicePrepared() || !creationFull(database(), coming)) return undefined;
     const request = { headers: { get: (name: string) => single(headers[name]) } };
@@ -53,6 +54,7 @@ const gate: CreationGate = {
       return undefined;
     }
     const requestId = requestIdOf(request);
+    const retryAfter = creationRetryAfter(database(), told, RETRY_AFTER);
     const body = JSON.stringify(errorBody(CREATION_BUSY, requestId));
     recordRequest({
       requestId,
@@ -68,12 +70,12 @@ const gate: CreationGate = {
       headers: {
         "Content-Type": "application/json",
         ...UNCACHED,
-        "Retry-After": String(RETRY_AFTER),
+        "Retry-After": String(retryAfter),
         "X-Request-Id": requestId,
         "Content-Length": String(Buffer.byteLength(body)),
       },
       body,
-      retryAfterSeconds: RETRY_AFTER,
+      retryAfterSeconds: retryAfter,
     };
   },
 };

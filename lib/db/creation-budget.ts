@@ -22,6 +22,11 @@ export function isCreationBusy(error: unknown): boolean {
 const LINE_PER_CONNECTION = 4;
 /** Weight of the latest creation in the running mean of what one costs its connection. */
 const COST_WEIGHT = 1 / 16;
+/**
+ * The longest `Retry-After` of a refused creation: under Node's 5 s keep-alive, which `next start` keeps, so that a
+ * caller coming back when told finds its connection open instead of racing its close.
+ */
+export const LONGEST_RETRY_AFTER_S = 4;
 
 /** The connections of a pool of `poolSize` that the reads leave to lead creation (at least one). */
 export function creationConnections(poolSize: number, env: Record<string, string | undefined> = process.env): number {
@@ -47,6 +52,16 @@ export class CreationBudget extends ConnectionBudget {
 
   protected busy(): Error {
     return new CreationBusy();
+  }
+
+  /**
+   * Seconds a refused creation is told to wait: long enough for the `told` callers already told to wait to be
+   * admitted first at the measured cost, at least `least` and at most LONGEST_RETRY_AFTER_S.
+   */
+  retryAfterSeconds(told: number, least: number): number {
+    if (this.costMs === undefined) return least;
+    const perSecond = (this.connections * 1000) / this.costMs;
+    return Math.min(LONGEST_RETRY_AFTER_S, Math.max(least, Math.ceil(told / perSecond)));
   }
 
   protected readonly held = (ms: number) => {
@@ -76,6 +91,11 @@ export function creationFull(db: object, coming = 0): boolean {
   const budget = creationBudgetOf(db);
   const { running, waiting } = budget.state;
   return running + waiting + coming >= budget.capacity;
+}
+
+/** The `Retry-After` of a creation refused now, with `told` callers waiting for theirs (CreationBudget). */
+export function creationRetryAfter(db: object, told: number, least: number): number {
+  return creationBudgetOf(db).retryAfterSeconds(told, least);
 }
 
 /** Throws CreationBusy when a creation offered now could not be admitted: called before the request's body is read. */

@@ -1,5 +1,5 @@
 // Before Next sees a POST: while lead creation's line is full, the route's own 429 CREATION_BUSY is written here, and
-// the connection is not read again until its Retry-After has passed (docs/decisions.md, "Creation sheds load").
+// the connection is not read again for half its Retry-After (docs/decisions.md, "Creation sheds load").
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 
@@ -14,6 +14,13 @@ const GATE = Symbol.for(creationGate);
  * counted here, as Next routes them later. One that Next answers without the route stops counting as its answer ends.
  */
 let coming = 0;
+/** Creations refused here whose Retry-After has not yet passed: the gate tells the next ones to come after them. */
+let told = 0;
+/**
+ * The part of Retry-After a refused connection rests: a caller that waits as told must not find it still resting,
+ * however late a busy loop runs the timer that ends the rest.
+ */
+export const REST_SHARE = 0.5;
 /**
  * While Next serves a creation counted here, its release, which the route calls (lib/api/creation-gate.ts).
  * @type {AsyncLocalStorage<() => void>}
@@ -34,7 +41,7 @@ export function shedCreation(req, res, serve) {
   );
   const url = req.url ?? "";
   if (!gate?.creates(url)) return serve();
-  const refusal = gate.refusal(url, req.headers, coming);
+  const refusal = gate.refusal(url, req.headers, coming, told);
   if (!refusal) {
     coming++;
     let counted = true;
@@ -46,13 +53,16 @@ export function shedCreation(req, res, serve) {
     return routing.run(routed, serve);
   }
   res.writeHead(refusal.status, refusal.headers).end(refusal.body);
-  rest(req.socket, refusal.retryAfterSeconds * 1000);
+  const waitMs = refusal.retryAfterSeconds * 1000;
+  told++;
+  setTimeout(() => told--, waitMs).unref();
+  rest(req.socket, waitMs * REST_SHARE);
 }
 
 /**
- * Stops reading a kept-alive connection for `ms`: a caller that resends at once waits as Retry-After said, and costs
- * nothing meanwhile. Its handle stops at once: Node's HTTP parser reads the handle itself, and a loop with every
- * socket ready reads the resent request before any later callback could pause it (docs/decisions.md).
+ * Stops reading a kept-alive connection for `ms`: a caller that resends at once waits, and costs nothing meanwhile.
+ * Its handle stops at once: Node's HTTP parser reads the handle itself, and a loop with every socket ready reads the
+ * resent request before any later callback could pause it (docs/decisions.md).
  * @param {import("node:net").Socket} socket
  * @param {number} ms
  */
@@ -60,15 +70,14 @@ function rest(socket, ms) {
   const handle = /** @type {{ reading?: boolean, readStop(): void, readStart(): void } | undefined} */ (
     /** @type {{ _handle?: unknown }} */ (socket)._handle
   );
-  if (!handle?.reading) return;
-  handle.reading = false;
-  handle.readStop();
-  const stop = () => clearTimeout(timer);
-  const timer = setTimeout(() => {
-    socket.off("close", stop);
-    if (socket.destroyed || handle.reading) return;
-    handle.reading = true;
-    handle.readStart();
-  }, ms);
-  socket.once("close", stop);
+  const stopped = handle?.reading ? handle : undefined;
+  if (stopped) {
+    stopped.reading = false;
+    stopped.readStop();
+  }
+  setTimeout(() => {
+    if (!stopped || socket.destroyed || stopped.reading) return;
+    stopped.reading = true;
+    stopped.readStart();
+  }, ms).unref();
 }

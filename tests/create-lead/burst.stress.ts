@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LONGEST_RETRY_AFTER_S } from "@/lib/db/creation-budget";
 import { call, type ApiResponse } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { validLead } from "../helpers/lead";
@@ -51,7 +52,10 @@ describe(`${WAVES} waves of ${CONCURRENT} concurrent POSTs against a pool of 4`,
       other.map((a) => `${a.res.status} ${a.res.text}`),
       logged.join("\n"),
     ).toEqual([]);
-    expect(refused.filter((a) => a.res.headers.get("retry-after") !== "1")).toEqual([]);
+    // At least the error table's second, longer while more callers wait, never past the keep-alive.
+    const waits = new Set(refused.map((a) => a.res.headers.get("retry-after")));
+    const allowed = Array.from({ length: LONGEST_RETRY_AFTER_S }, (_, i) => String(i + 1));
+    expect([...waits].filter((wait) => !allowed.includes(wait!))).toEqual([]);
     // Both happened: the server shed part of each burst and kept creating.
     expect(created.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
