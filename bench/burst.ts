@@ -3,7 +3,7 @@
 // "Method"). Part of `npm run bench`; standalone, after `npm run build`:
 //   npx tsx bench/burst.ts
 import { pathToFileURL } from "node:url";
-import autocannon from "autocannon";
+import { Agent, request } from "node:http";
 import pg from "pg";
 import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { withBenchDatabase } from "./data";
@@ -41,61 +41,100 @@ interface Phase {
   names: { created: string[]; refused: string[] };
 }
 
+/** How long the load generator waits for an answer before it counts the request as unanswered, as autocannon does. */
+const ANSWER_TIMEOUT_MS = 10_000;
+
 /**
- * POSTs at `connections` for `seconds`, each lead named `<prefix> <n>` (one request in flight per connection, so its
- * context holds the name it sent): the answers by status, the 201s' p99, and which names were created or refused.
+ * POSTs at `connections` for `seconds`, each lead named `<prefix> <n>`, one request at a time per connection; a
+ * caller refused 429 CREATION_BUSY waits its Retry-After before it sends again, as the spec and the typed client do
+ * (bench/README.md, "Method"). The answers by status, the 201s' p99, and which names were created or refused.
  */
 async function post(url: string, prefix: string, connections: number, seconds: number): Promise<Phase> {
+  // One agent of one connection per caller: each caller comes back on its own connection, as a client does.
+  const agents = Array.from({ length: connections }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
   const latencies: number[] = [];
-  const names = { created: [] as string[], refused: [] as string[] };
-  const phase = { status500: 0, other: 0 };
+  const phase: Phase = {
+    created: 0,
+    refused: 0,
+    status500: 0,
+    other: 0,
+    p99Ms: 0,
+    names: { created: [], refused: [] },
+  };
+  let endAt = Infinity;
   let sent = 0;
-  let instance: autocannon.Instance | undefined;
-  const done = new Promise<autocannon.Result>((resolve, reject) => {
-    instance = autocannon(
-      {
-        url: `${url}/api/leads`,
-        connections,
-        duration: seconds,
-        requests: [
-          {
-            method: "POST",
-            headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-            setupRequest: (request, context) => {
-              const name = `${prefix} ${++sent}`;
-              (context as { name?: string }).name = name;
-              return { ...request, body: JSON.stringify({ ...leadBody, leadName: name }) };
-            },
-            onResponse: (status, body, context, headers) => {
-              const { name } = context as { name: string };
-              if (status === 201) names.created.push(name);
-              else if (status === 429 && /CREATION_BUSY/.test(body) && retryAfter(headers)) names.refused.push(name);
-              else if (status === 500) phase.status500++;
-              else phase.other++;
-            },
-          },
-        ],
-      },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    );
-  });
-  instance!.on("response", (_client, status, _bytes, responseTime) => {
-    if (status === 201) latencies.push(responseTime);
-  });
-  const result = await done;
+  const caller = async (agent: Agent) => {
+    while (performance.now() < endAt) {
+      const name = `${prefix} ${++sent}`;
+      const startedAt = performance.now();
+      const answer = await send(url, agent, name);
+      if (answer.status === 201) {
+        latencies.push(performance.now() - startedAt);
+        phase.names.created.push(name);
+      } else if (answer.status === 429 && answer.busy && answer.retryAfterS) {
+        phase.names.refused.push(name);
+        await new Promise((resolve) => setTimeout(resolve, answer.retryAfterS! * 1000));
+      } else if (answer.status === 500) phase.status500++;
+      else phase.other++;
+    }
+  };
+  try {
+    await Promise.all(agents.map((agent) => opened(url, agent)));
+    endAt = performance.now() + seconds * 1000;
+    await Promise.all(agents.map(caller));
+  } finally {
+    for (const agent of agents) agent.destroy();
+  }
   latencies.sort((a, b) => a - b);
+  const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))];
   return {
     ...phase,
-    other: phase.other + result.errors + result.timeouts,
-    created: names.created.length,
-    refused: names.refused.length,
-    p99Ms: latencies.length ? round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]) : 0,
-    names,
+    created: phase.names.created.length,
+    refused: phase.names.refused.length,
+    p99Ms: p99 === undefined ? 0 : round(p99),
   };
 }
 
-function retryAfter(headers: object | undefined): boolean {
-  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "retry-after");
+/**
+ * Opens the agent's connection with a GET /api/health/live: Node accepts one connection per turn of its loop
+ * (libuv 1.45 and later), so on a loaded server a connection opened with its POST would wait seconds before it is read
+ * (bench/README.md, "Method").
+ */
+function opened(url: string, agent: Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/api/health/live`, { agent }, (res) => res.resume().on("end", resolve));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** One POST: its status (0 for none in time or a connection error), whether it was CREATION_BUSY, and Retry-After. */
+function send(
+  url: string,
+  agent: Agent,
+  name: string,
+): Promise<{ status: number; busy?: boolean; retryAfterS?: number }> {
+  const body = JSON.stringify({ ...leadBody, leadName: name });
+  const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+  return new Promise((resolve) => {
+    const req = request(`${url}/api/leads`, { method: "POST", agent, headers, timeout: ANSWER_TIMEOUT_MS }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => {
+        const retryAfter = Number(res.headers["retry-after"]);
+        resolve({
+          status: res.statusCode!,
+          busy: text.includes('"CREATION_BUSY"'),
+          retryAfterS: retryAfter > 0 ? retryAfter : undefined,
+        });
+      });
+      res.on("error", () => resolve({ status: 0 }));
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve({ status: 0 }));
+    req.end(body);
+  });
 }
 
 /** Whether every lead answered 201 is stored exactly once, and no refused one at all. */
