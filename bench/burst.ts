@@ -53,14 +53,8 @@ async function post(url: string, prefix: string, connections: number, seconds: n
   // One agent of one connection per caller: each caller comes back on its own connection, as a client does.
   const agents = Array.from({ length: connections }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
   const latencies: number[] = [];
-  const phase: Phase = {
-    created: 0,
-    refused: 0,
-    status500: 0,
-    other: 0,
-    p99Ms: 0,
-    names: { created: [], refused: [] },
-  };
+  const names: Phase["names"] = { created: [], refused: [] };
+  const failed = { status500: 0, other: 0 };
   let endAt = Infinity;
   let sent = 0;
   const caller = async (agent: Agent) => {
@@ -70,12 +64,12 @@ async function post(url: string, prefix: string, connections: number, seconds: n
       const answer = await send(url, agent, name);
       if (answer.status === 201) {
         latencies.push(performance.now() - startedAt);
-        phase.names.created.push(name);
+        names.created.push(name);
       } else if (answer.status === 429 && answer.busy && answer.retryAfterS) {
-        phase.names.refused.push(name);
+        names.refused.push(name);
         await new Promise((resolve) => setTimeout(resolve, answer.retryAfterS! * 1000));
-      } else if (answer.status === 500) phase.status500++;
-      else phase.other++;
+      } else if (answer.status === 500) failed.status500++;
+      else failed.other++;
     }
   };
   try {
@@ -88,10 +82,11 @@ async function post(url: string, prefix: string, connections: number, seconds: n
   latencies.sort((a, b) => a - b);
   const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))];
   return {
-    ...phase,
-    created: phase.names.created.length,
-    refused: phase.names.refused.length,
+    ...failed,
+    created: names.created.length,
+    refused: names.refused.length,
     p99Ms: p99 === undefined ? 0 : round(p99),
+    names,
   };
 }
 
