@@ -23,10 +23,10 @@ const LINE_PER_CONNECTION = 4;
 /** Weight of the latest creation in the running mean of what one costs its connection. */
 const COST_WEIGHT = 1 / 16;
 /**
- * The longest `Retry-After` of a refused creation: under Node's 5 s keep-alive, which `next start` keeps, so that a
- * caller coming back when told finds its connection open instead of racing its close.
+ * The longest `Retry-After` of a refused creation: 2 s under the preload's keep-alive (KEEP_ALIVE_TIMEOUT_MS), so that
+ * a caller coming back when told finds its connection open (tests/create-lead/creation-busy.http.test.ts).
  */
-export const LONGEST_RETRY_AFTER_S = 4;
+export const LONGEST_RETRY_AFTER_S = 8;
 
 /** The connections of a pool of `poolSize` that the reads leave to lead creation (at least one). */
 export function creationConnections(poolSize: number, env: Record<string, string | undefined> = process.env): number {

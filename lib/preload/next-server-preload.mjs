@@ -5,7 +5,13 @@ import http from "node:http";
 import { answerClientError } from "./client-errors.mjs";
 import { shedCreation } from "./creation-shed.mjs";
 import { guardRequest } from "./method-guard.mjs";
-import { CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, WRITE_TIMEOUT_MS } from "./server-timeouts.mjs";
+import {
+  CHECK_INTERVAL_MS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  WRITE_TIMEOUT_MS,
+} from "./server-timeouts.mjs";
 
 /** @typedef {import("node:http").RequestListener} Listener */
 /** @typedef {import("node:http").ServerOptions} Options */
@@ -65,6 +71,7 @@ function defaults(options) {
     requestTimeout: REQUEST_TIMEOUT_MS,
     headersTimeout: HEADERS_TIMEOUT_MS,
     connectionsCheckingInterval: CHECK_INTERVAL_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     ...options,
   };
 }

@@ -12,3 +12,9 @@ export const CHECK_INTERVAL_MS = 1_000;
  * none of its answer is treated like one that sends none of its request (docs/decisions.md, "Request timeout").
  */
 export const WRITE_TIMEOUT_MS = 30_000;
+/**
+ * An idle kept-alive connection is closed after this (Node's default is 5 s): 2 s past the longest Retry-After of a
+ * refused creation (LONGEST_RETRY_AFTER_S, lib/db/creation-budget.ts), so that a caller coming back when told finds
+ * its connection open.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
 import { Agent, request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { creationConnections } from "@/lib/db/creation-budget";
+import { creationConnections, LONGEST_RETRY_AFTER_S } from "@/lib/db/creation-budget";
 import { REST_SHARE } from "@/lib/preload/creation-shed.mjs";
 import { post, type ApiResponse } from "../helpers/api";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
@@ -128,4 +128,15 @@ describe('429 CREATION_BUSY before Next (docs/decisions.md, "Creation sheds load
       agent.destroy();
     }
   });
+
+  it("keeps an idle connection open past the longest Retry-After, so a caller that waits as told finds it", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await onAgent(agent, "GET", "/api/health/live")).toEqual({ status: 200, reused: false });
+      await new Promise((resolve) => setTimeout(resolve, LONGEST_RETRY_AFTER_S * 1000 + 500));
+      expect(await onAgent(agent, "GET", "/api/health/live")).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
+  }, 30_000);
 });
