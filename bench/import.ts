@@ -10,7 +10,7 @@ import { DEFAULT_CONCURRENCY, EXIT, runImport } from "@/lib/importer/run";
 import { freePort, startProcessGroup } from "@/scripts/process-group";
 import { withBenchDatabase } from "./data";
 import { KEY, load, round2 } from "./load";
-import { WARM_SECONDS } from "./post";
+import { turnOf, WARM_SECONDS } from "./post";
 
 export interface ImportBench {
   rows: number;
@@ -36,9 +36,14 @@ export async function benchImport(baseUrl: string, apiKey: string, rows = ROWS):
   const concurrency = DEFAULT_CONCURRENCY;
   const rounds: ImportBench["rounds"] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const post = await withCpuMs(() => rawPostRate(baseUrl, apiKey, concurrency, rows));
     const run = `${Date.now().toString(36)}r${round}`;
-    const imported = await withCpuMs(() => importRate(baseUrl, apiKey, concurrency, rows, run));
+    const measures = {
+      post: () => rawPostRate(baseUrl, apiKey, concurrency, rows),
+      imported: () => importRate(baseUrl, apiKey, concurrency, rows, run),
+    };
+    const taken = {} as Record<keyof typeof measures, { value: number; cpuMs: number }>;
+    for (const kind of turnOf(["post", "imported"] as const, round)) taken[kind] = await withCpuMs(measures[kind]);
+    const { post, imported } = taken;
     rounds.push({
       rowsPerSecond: round1(imported.value),
       postRps: round1(post.value),

@@ -17,7 +17,7 @@ import { migrateMappedHost } from "@/tests/helpers/mapped-host-migrations";
 import { type CpuMs, withCpu } from "./cpu";
 import { seedSourcesAndUsers, withBenchDatabase } from "./data";
 import { round2, type Load } from "./load";
-import { medianRun, WARM_SECONDS, type Measured } from "./post";
+import { medianRun, turnOf, WARM_SECONDS, type Measured } from "./post";
 
 export interface MappedFigures {
   connections: number;
@@ -169,9 +169,8 @@ async function checkStored(clusterUrl: string, variant: Variant, created: number
 }
 
 /**
- * The two variants' children warmed, then taken in turn ROUNDS times, the first of a round alternating: the work
- * PostgreSQL defers after a run (autovacuum, checkpoints) falls on the other variant's next run. Medians, as
- * bench/post.ts takes them.
+ * The two variants' children warmed, then taken in turn ROUNDS times, the first of a round alternating (turnOf).
+ * Medians, as bench/post.ts takes them.
  */
 export async function measureMapped(clusterUrl: string, databaseDir: string): Promise<MappedFigures> {
   const dir = await mkdtemp(path.join(tmpdir(), "lead-intake-bench-mapped-"));
@@ -186,8 +185,7 @@ export async function measureMapped(clusterUrl: string, databaseDir: string): Pr
     const runs: Measured[][] = children.map(() => []);
     const refused = children.map(() => 0);
     for (let round = 0; round < ROUNDS; round++) {
-      const turn = [...children.entries()];
-      for (const [i, child] of round % 2 ? turn.reverse() : turn) {
+      for (const [i, child] of turnOf([...children.entries()], round)) {
         const measured = await withCpu(child, databaseDir, async () => {
           const run = await child.run(SECONDS);
           refused[i] += run.refused;

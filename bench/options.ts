@@ -8,7 +8,7 @@ import { freePort, startProcessGroup, type ProcessGroup } from "@/scripts/proces
 import { type CpuMs, withCpu } from "./cpu";
 import { withBenchDatabase } from "./data";
 import { KEY, load, round2, type Load } from "./load";
-import { WARM_SECONDS } from "./post";
+import { turnOf, WARM_SECONDS } from "./post";
 
 export interface OptionFigures {
   connections: number;
@@ -66,7 +66,7 @@ export async function measureOptions(databaseUrl: string, databaseDir: string): 
     for (const url of urls) await load(url, CONNECTIONS, WARM_SECONDS, "POST");
     const runs: (Load & { cpuMs: CpuMs })[][] = VARIANTS.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < VARIANTS.length; i++)
+      for (const i of turnOf([...VARIANTS.keys()], round))
         runs[i].push(await withCpu(groups[i], databaseDir, () => load(urls[i], CONNECTIONS, SECONDS, "POST")));
     }
     if (exported === 0) throw new Error("the metrics server exported nothing over OTLP");

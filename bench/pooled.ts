@@ -11,8 +11,8 @@ import {
   type LoadBalancer,
   type PgBouncer,
 } from "@/scripts/pooler";
-import { KEY, load } from "./load";
-import { WARM_SECONDS } from "./post";
+import { KEY, load, type Load } from "./load";
+import { turnOf, WARM_SECONDS } from "./post";
 import type { Server } from "./servers";
 
 export interface PooledFigures {
@@ -52,11 +52,11 @@ export async function measurePooled(service: Server, databaseUrl: string): Promi
     // round robin gives each a third of the requests, so three times as long.
     await Promise.all(servers.map((s) => waitUntilReady(s.baseUrl)));
     await load(pooledUrl, 16, WARM_SECONDS * PROCESSES, "POST");
-    const direct = [];
-    const pooled = [];
+    const direct: Load[] = [];
+    const pooled: Load[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      direct.push(await load(directUrl, CONNECTIONS, SECONDS, "POST"));
-      pooled.push(await load(pooledUrl, CONNECTIONS, SECONDS, "POST"));
+      for (const [runs, url] of turnOf([[direct, directUrl] as const, [pooled, pooledUrl] as const], round))
+        runs.push(await load(url, CONNECTIONS, SECONDS, "POST"));
     }
     const median = (runs: { rps: number; p99: number }[], pick: (r: { rps: number; p99: number }) => number) =>
       runs.map(pick).sort((a, b) => a - b)[(runs.length - 1) >> 1];

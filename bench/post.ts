@@ -41,9 +41,9 @@ const postTo = (server: Server, connections: number, seconds: number) =>
  */
 export const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 20);
 /**
- * Runs per server and connection count, taken in turn (service, floor, floor with the statement, bare, then again),
- * each figure the median of its runs: on shared cores one run moves more than the differences the ratios are meant to
- * show (docs/decisions.md, "Benchmark warm-up and rounds").
+ * Runs per server and connection count, taken in turn (turnOf), each figure the median of its runs: on shared cores
+ * one run moves more than the differences the ratios are meant to show (docs/decisions.md, "Benchmark warm-up and
+ * rounds").
  */
 const ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
 
@@ -64,7 +64,7 @@ export async function measurePost(
     console.log(`POST at ${connections} connections...`);
     const runs: Record<keyof Servers, Measured[]> = { service: [], floor: [], floorWithStatement: [], bare: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const name of SERVERS) {
+      for (const name of turnOf(SERVERS, round)) {
         const server = servers[name];
         runs[name].push(await withCpu(server.group, databaseDir, () => postTo(server, connections, POST_SECONDS)));
       }
@@ -90,6 +90,15 @@ export async function measurePost(
     } as PostFigures;
   }
   return { post, cpu };
+}
+
+/**
+ * The order of one round of runs taken in turn: each round starts one later than the last, so that what a run leaves
+ * behind (PostgreSQL's deferred work: autovacuum, checkpoints) falls on each in turn, not always on the first.
+ */
+export function turnOf<T>(items: readonly T[], round: number): T[] {
+  const start = round % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
 }
 
 export type Measured = Load & { cpuMs: CpuMs };
