@@ -114,11 +114,7 @@ async function claimShare(
   try {
     const { granted, secondsLeft } = await claimRequests(
       database(),
-      state.digest,
-      operation,
-      limit.requests,
-      limit.periodSeconds,
-      share,
+      { keyDigest: state.digest, operation, limit: limit.requests, periodSeconds: limit.periodSeconds, share },
       CLAIM_STATEMENT_TIMEOUT_MS,
     );
     state.leases[operation] = { left: granted, windowEnds: sentAt + secondsLeft * 1000, spent: granted === 0 };

@@ -185,10 +185,10 @@ export function assignedAgentPlatformIdSql(layout: Layout): Prisma.Sql {
 }
 
 /**
- * The assignment column and its value for a new referral: named only with an agent, so a host without
+ * The assignment column and its value for a new referral: named only with an agent (null for none), so a host without
  * assignment storage (which never gets this far with one, see createLead) never sees the column.
  */
-export function assignmentSql(agentUserId: number | null): { column: Prisma.Sql; value: Prisma.Sql } {
+export function assignmentSql(agentUserId: unknown): { column: Prisma.Sql; value: Prisma.Sql } {
   return agentUserId === null
     ? { column: Prisma.empty, value: Prisma.empty }
     : { column: Prisma.sql`, ${referrals.column("assignedAgentId")}`, value: Prisma.sql`, ${agentUserId}` };

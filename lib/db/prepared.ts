@@ -1,7 +1,8 @@
 import { SpanKind, trace } from "@opentelemetry/api";
 import type pg from "pg";
-import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { planChanged, type StatementNames } from "@/lib/db/statements";
+import type { Statement } from "@/lib/db/statement-template";
 
 // Typed by PrismaClient, not connect.ts's Db: connect.ts imports this file.
 interface Direct {
@@ -31,7 +32,7 @@ export function poolStateOf(db: PrismaClient): { used: number; idle: number; wai
  * creation statement goes straight to the pg pool"). After host DDL (0A000) the names are renewed and the statement,
  * which did nothing, is sent once more (lib/db/statements.ts).
  */
-export async function queryPrepared<Row>(db: PrismaClient, sql: Prisma.Sql): Promise<Row[]> {
+export async function queryPrepared<Row>(db: PrismaClient, sql: Statement): Promise<Row[]> {
   const target = (db as WithDirect)[DIRECT];
   if (!target) throw new Error("queryPrepared needs a client from createDatabaseClient");
   // Prisma's instrumentation does not see this statement: its span, like Prisma's, has the SQL with placeholders, never
@@ -56,7 +57,7 @@ const tracer = trace.getTracer("lead-intake-service");
  * Like queryPrepared, in a transaction whose statements PostgreSQL cancels after `timeoutMs` (lock waits included),
  * for a statement that must give up soon rather than hold a connection for the pool's statement timeout.
  */
-export async function queryPreparedWithin<Row>(db: PrismaClient, sql: Prisma.Sql, timeoutMs: number): Promise<Row[]> {
+export async function queryPreparedWithin<Row>(db: PrismaClient, sql: Statement, timeoutMs: number): Promise<Row[]> {
   const target = (db as WithDirect)[DIRECT];
   if (!target) throw new Error("queryPreparedWithin needs a client from createDatabaseClient");
   const client = await target.pool.connect();
@@ -82,7 +83,7 @@ export async function queryPreparedWithin<Row>(db: PrismaClient, sql: Prisma.Sql
 async function sendOnce<Row>(
   pool: Pick<pg.Pool, "query">,
   names: StatementNames | undefined,
-  sql: Prisma.Sql,
+  sql: Statement,
 ): Promise<Row[]> {
   const query = names
     ? { name: names.name(sql.text), text: sql.text, values: sql.values }
@@ -90,7 +91,7 @@ async function sendOnce<Row>(
   return (await pool.query(query)).rows as Row[];
 }
 
-async function send<Row>({ pool, names }: Direct, sql: Prisma.Sql): Promise<Row[]> {
+async function send<Row>({ pool, names }: Direct, sql: Statement): Promise<Row[]> {
   if (!names) return sendOnce<Row>(pool, names, sql);
   const generation = names.current;
   try {

@@ -1,9 +1,9 @@
 import type pg from "pg";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Statement } from "@/lib/db/statement-template";
 
 /** How many records of `table` a query reads (rows returned and rows its filters removed), from EXPLAIN ANALYZE. */
-export async function rowsRead(sql: pg.Pool, query: Prisma.Sql, table = "referrals"): Promise<number> {
-  const { rows } = await sql.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`, query.values as unknown[]);
+export async function rowsRead(sql: pg.Pool, query: Statement, table = "referrals"): Promise<number> {
+  const { rows } = await sql.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`, query.values);
   let read = 0;
   const visit = (node: Record<string, any>) => {
     if (node["Relation Name"] === table)

@@ -1,6 +1,14 @@
 import type { Db } from "@/lib/db/prisma";
 import { queryPrepared } from "@/lib/db/prepared";
-import { assignedAgentPlatformIdSql, assignmentSql, HOST, layoutOf, type HostTable } from "@/lib/db/layout";
+import { builtOnce, queryBuilt, Slot, type Statement } from "@/lib/db/statement-template";
+import {
+  assignedAgentPlatformIdSql,
+  assignmentSql,
+  HOST,
+  layoutOf,
+  type HostTable,
+  type Layout,
+} from "@/lib/db/layout";
 import type { HostField, HostModel, HostRows } from "@/lib/db/host-names";
 
 type Customer = HostRows["Customer"];
@@ -43,26 +51,46 @@ export interface InsertedLeadRow {
  * Spec rules 3 to 5, as SQL for the existing account a referrer names: at most one row of (id, name, kind). A
  * source lookup names a source (by name or returned id); an account id names an existing person or source account.
  */
-function namedAccountSql(referrer: Exclude<ReferrerRow, { newSource: NewSourceRow }>): Prisma.Sql {
-  if ("source" in referrer) return namedSourceSql(referrer.source);
+function namedAccountSql(accountId: unknown): Prisma.Sql {
   return Prisma.sql`
     SELECT ${ACCOUNT_FIELDS} FROM ${customers.table} c
-    WHERE ${customers.column("id", "c")} = ${referrer.accountId} AND ${customers.column("kind", "c")} IN ('person', 'source')`;
+    WHERE ${customers.column("id", "c")} = ${accountId} AND ${customers.column("kind", "c")} IN ('person', 'source')`;
 }
 
 const { customers, referrals, auditEntries } = HOST;
 
 /** Whether an existing account is the referrer an account id names. */
 export async function accountExists(db: Db, accountId: string): Promise<boolean> {
-  return (await db.$queryRaw<unknown[]>(namedAccountSql({ accountId }))).length > 0;
+  return (await queryBuilt(db, accountSql(accountId))).length > 0;
 }
 
+const accountSql = builtOnce<string>(namedAccountSql(new Slot<string>((accountId) => accountId)));
+
+/** What a creation statement's values are read from. */
+interface Creation<R extends ReferrerRow = ReferrerRow> {
+  lead: NewLeadRow;
+  referrer: R;
+}
+
+const slot = <R extends ReferrerRow>(read: (creation: Creation<R>) => unknown) => new Slot(read);
+
+type ReferrerKind = "source" | "accountId" | "newSource";
+
 /** The referrer CTE, `referrer (id, name, kind)` with at most one row; the creation statement is its only reader. */
-function referrerCte(referrer: ReferrerRow): Prisma.Sql {
-  if (!("newSource" in referrer)) return Prisma.sql`referrer AS (${namedAccountSql(referrer)})`;
-  const { id, name, sourceType } = referrer.newSource;
+function referrerCte(kind: ReferrerKind): Prisma.Sql {
+  if (kind === "source") {
+    const nameOrId = slot<{ source: SourceLookup }>(({ referrer }) => referrer.source.nameOrId);
+    const key = slot<{ source: SourceLookup }>(({ referrer }) => referrer.source.key);
+    return Prisma.sql`referrer AS (${namedSourceSql({ nameOrId, key })})`;
+  }
+  if (kind === "accountId") {
+    return Prisma.sql`referrer AS (${namedAccountSql(slot<{ accountId: string }>(({ referrer }) => referrer.accountId))})`;
+  }
+  const field = (name: keyof NewSourceRow) =>
+    slot<{ newSource: NewSourceRow }>(({ referrer }) => referrer.newSource[name]);
+  const [id, name, sourceType, key] = [field("id"), field("name"), field("sourceType"), field("key")];
   return Prisma.sql`
-    ${insertSourceCtes(referrer.newSource)},
+    ${insertSourceCtes({ id, name, sourceType, key })},
     referrer AS (
       SELECT ${id}::text AS id, ${name}::text AS name, 'source'::text AS kind, ${sourceType}::text AS "sourceType"
     )`;
@@ -96,23 +124,34 @@ const AUDIT_CTE = auditEntries
     )`
   : Prisma.empty;
 
+/** The creation statement of one shape: the referrer's kind, an agent or none, and the fields given, in order. */
+interface Shape {
+  kind: ReferrerKind;
+  withAgent: boolean;
+  referral: (keyof NewLeadRow["referral"])[];
+  leadCustomer: (keyof NewLeadRow["leadCustomer"])[];
+}
+
 /**
  * One INSERT with data-modifying CTEs from `referrer`: one round trip, atomic, and nothing written when `referrer`
  * is empty. Timestamps are set here because a host's own tables may lack column defaults.
  */
-export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Prisma.Sql {
+function creationSql(shape: Shape): Prisma.Sql {
+  const fieldsOf = <F extends string>(fields: F[], read: (lead: NewLeadRow, field: F) => unknown) =>
+    Object.fromEntries(fields.map((field) => [field, slot(({ lead }) => read(lead, field))]));
   const customer = columnsAndValues(
     customers,
-    { ...lead.leadCustomer, kind: "person" },
+    { ...fieldsOf(shape.leadCustomer, (lead, field) => lead.leadCustomer[field]), kind: "person" },
     { createdAt: customers.now("createdAt") },
   );
-  const referral = columnsAndValues(referrals, lead.referral, {
-    referrerCustomerId: Prisma.sql`referrer.id`,
-    createdAt: referrals.now("createdAt"),
-  });
-  const assignment = assignmentSql(lead.agentUserId);
+  const referral = columnsAndValues(
+    referrals,
+    fieldsOf(shape.referral, (lead, field) => lead.referral[field]),
+    { referrerCustomerId: Prisma.sql`referrer.id`, createdAt: referrals.now("createdAt") },
+  );
+  const assignment = assignmentSql(shape.withAgent ? slot(({ lead }) => lead.agentUserId) : null);
   return Prisma.sql`
-    WITH ${referrerCte(referrer)},
+    WITH ${referrerCte(shape.kind)},
     lead_customer AS (
       INSERT INTO ${customers.table} (${customer.columns})
       SELECT ${customer.values}
@@ -127,6 +166,23 @@ export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Prisma.S
     SELECT referral.id, referrer.id AS "referrerId", referrer.name AS "referrerName", referrer.kind AS "referrerKind",
       referrer."sourceType" AS "referrerSourceType"
     FROM referral, referrer`;
+}
+
+/** Each shape's statement, built on its first creation; the shapes are the code's, a few per process. */
+const creations = new Map<string, (creation: Creation) => Statement>();
+
+/** The creation statement of a lead and its referrer: built once per shape, its values read per request. */
+export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Statement {
+  const shape: Shape = {
+    kind: "source" in referrer ? "source" : "accountId" in referrer ? "accountId" : "newSource",
+    withAgent: lead.agentUserId !== null,
+    referral: Object.keys(lead.referral) as Shape["referral"],
+    leadCustomer: Object.keys(lead.leadCustomer) as Shape["leadCustomer"],
+  };
+  const key = `${shape.kind} ${shape.withAgent} ${shape.referral.join()} ${shape.leadCustomer.join()}`;
+  let creation = creations.get(key);
+  if (!creation) creations.set(key, (creation = builtOnce<Creation>(creationSql(shape))));
+  return creation({ lead, referrer });
 }
 
 /**
@@ -152,33 +208,44 @@ export type LeadPageRow<F extends keyof Referral> = Pick<Referral, F | "id" | "r
 const IS_SOURCE = Prisma.sql`(SELECT ${customers.column("kind", "s")} FROM ${customers.table} s
   WHERE ${customers.column("id", "s")} = ${referrals.column("referrerCustomerId", "p")}) = 'source'`;
 
+/** What a page's statements read their values from. */
+interface PageArgs {
+  filter: LeadFilter;
+  limit: number;
+  offset: number;
+}
+
+const pageSlot = (read: (args: PageArgs) => unknown) => new Slot(read);
+const SOURCE_ID = pageSlot(({ filter }) => (filter === "all sources" ? null : filter.sourceId));
+const LIMIT = pageSlot(({ limit }) => limit);
+const OFFSET = pageSlot(({ offset }) => offset);
+
 /**
  * Where a deep offset starts: the block of ids that holds it and how many of the filter's records in that block come
  * first. Summing the groups of 1,024 blocks from the newest finds the group, then summing that group's blocks finds
  * the block, so neither sum grows with the table (docs/decisions.md, "Deep offsets are sought, not walked").
  */
-function seekSql(filter: LeadFilter, offset: number): Prisma.Sql {
-  const { groups, blocks, counted } =
-    filter === "all sources"
-      ? {
-          groups: Prisma.raw("lead_source_lead_groups"),
-          blocks: Prisma.raw("lead_source_lead_blocks"),
-          counted: Prisma.sql`true`,
-        }
-      : {
-          groups: Prisma.raw("lead_per_source_lead_groups"),
-          blocks: Prisma.raw("lead_per_source_lead_blocks"),
-          counted: Prisma.sql`customer_id = ${filter.sourceId}`,
-        };
+function seekSql(allSources: boolean): Prisma.Sql {
+  const { groups, blocks, counted } = allSources
+    ? {
+        groups: Prisma.raw("lead_source_lead_groups"),
+        blocks: Prisma.raw("lead_source_lead_blocks"),
+        counted: Prisma.sql`true`,
+      }
+    : {
+        groups: Prisma.raw("lead_per_source_lead_groups"),
+        blocks: Prisma.raw("lead_per_source_lead_blocks"),
+        counted: Prisma.sql`customer_id = ${SOURCE_ID}`,
+      };
   return Prisma.sql`
     SELECT block, greatest(start_group.skip - (through - leads), 0)::bigint AS skip
     FROM (
-      SELECT block_group, greatest(${offset} - (through - leads), 0)::bigint AS skip
+      SELECT block_group, greatest(${OFFSET} - (through - leads), 0)::bigint AS skip
       FROM (
         SELECT block_group, leads, sum(leads) OVER (ORDER BY block_group DESC) AS through
         FROM (SELECT block_group, sum(total) AS leads FROM ${groups} WHERE ${counted} GROUP BY block_group) summed
       ) running
-      WHERE through > ${offset}
+      WHERE through > ${OFFSET}
       ORDER BY block_group DESC
       LIMIT 1
     ) start_group
@@ -202,40 +269,73 @@ function seekSql(filter: LeadFilter, offset: number): Prisma.Sql {
  * on referrals keep, so no answer costs more than two short sums and a block and a page of records (docs/decisions.md,
  * "Deep offsets are sought, not walked" and "Plans the statistics mislead").
  */
-export function leadPageSql(
-  filter: LeadFilter,
-  limit: number,
-  offset: number,
-): { page: Prisma.Sql; total: Prisma.Sql } {
-  const total =
-    filter === "all sources"
-      ? Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`
-      : Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts WHERE customer_id = ${filter.sourceId}`;
-  const beforeEnd = Prisma.sql`${offset} < (${total})`;
-  const included =
-    filter === "all sources"
-      ? IS_SOURCE
-      : Prisma.sql`${referrals.column("referrerCustomerId", "p")} = ${filter.sourceId}`;
-  if (offset === 0) {
+function pageTemplate(allSources: boolean, deep: boolean): { page: Prisma.Sql; total: Prisma.Sql } {
+  const total = allSources
+    ? Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`
+    : Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts WHERE customer_id = ${SOURCE_ID}`;
+  const beforeEnd = Prisma.sql`${OFFSET} < (${total})`;
+  const included = allSources ? IS_SOURCE : Prisma.sql`${referrals.column("referrerCustomerId", "p")} = ${SOURCE_ID}`;
+  if (!deep) {
     return {
       total,
       page: Prisma.sql`
         SELECT * FROM ${referrals.table} p WHERE ${included} AND ${beforeEnd}
-        ORDER BY ${referrals.column("id", "p")} DESC LIMIT ${limit}`,
+        ORDER BY ${referrals.column("id", "p")} DESC LIMIT ${LIMIT}`,
     };
   }
   return {
     total,
     page: Prisma.sql`
-      SELECT page.* FROM (${seekSql(filter, offset)}) start
+      SELECT page.* FROM (${seekSql(allSources)}) start
       CROSS JOIN LATERAL (
         SELECT * FROM ${referrals.table} p
         WHERE ${referrals.column("id", "p")} < (start.block + 1) * lead_intake_lead_block_size() AND ${included}
         ORDER BY ${referrals.column("id", "p")} DESC
-        LIMIT ${limit} OFFSET start.skip
+        LIMIT ${LIMIT} OFFSET start.skip
       ) page
       WHERE ${beforeEnd}`,
   };
+}
+
+/** The page and total templates of each shape: every source or one, the first page or a deeper one. */
+const PAGES = Object.fromEntries(
+  [true, false].flatMap((allSources) =>
+    [false, true].map((deep) => [`${allSources} ${deep}`, pageTemplate(allSources, deep)]),
+  ),
+);
+const pageShape = (filter: LeadFilter, offset: number) => `${filter === "all sources"} ${offset > 0}`;
+const builtPages = Object.fromEntries(
+  Object.entries(PAGES).map(([shape, { page, total }]) => [
+    shape,
+    { page: builtOnce<PageArgs>(page), total: builtOnce<PageArgs>(total) },
+  ]),
+);
+
+/** One GET /api/leads answer's `page` and `total` statements. */
+export function leadPageSql(filter: LeadFilter, limit: number, offset: number): { page: Statement; total: Statement } {
+  const { page, total } = builtPages[pageShape(filter, offset)]!;
+  const args = { filter, limit, offset };
+  return { page: page(args), total: total(args) };
+}
+
+/** The rows statement of each page shape, layout and fields, built on its first use. */
+const pageRows = new Map<string, (args: PageArgs) => Statement>();
+
+function pageRowsSql(layout: Layout, fields: readonly (keyof Referral)[], args: PageArgs): Statement {
+  const key = `${pageShape(args.filter, args.offset)} ${layout.assignment} ${fields.join()}`;
+  let rows = pageRows.get(key);
+  if (!rows) {
+    // The page is picked from referrals alone by referrer id (a join to customers makes PostgreSQL misjudge how many
+    // rows match, and sort the whole table).
+    rows = builtOnce<PageArgs>(Prisma.sql`
+      SELECT ${referrals.select("r", ["id", "referrerCustomerId", ...fields])},
+             ${customers.read("name", "c")} AS "referrerName", ${assignedAgentPlatformIdSql(layout)} AS "agentPlatformId"
+      FROM (${PAGES[pageShape(args.filter, args.offset)]!.page}) r
+      JOIN ${customers.table} c ON ${customers.column("id", "c")} = ${referrals.column("referrerCustomerId", "r")}
+      ORDER BY ${referrals.column("id", "r")} DESC`);
+    pageRows.set(key, rows);
+  }
+  return rows(args);
 }
 
 /**
@@ -250,24 +350,17 @@ export async function leadPage<F extends keyof Referral>(
   limit: number,
   offset: number,
 ): Promise<{ rows: LeadPageRow<F>[]; total: number }> {
-  const { page, total } = leadPageSql(filter, limit, offset);
-  const layout = await layoutOf(db);
-  // The page is picked from referrals alone by referrer id (a join to customers makes PostgreSQL misjudge how many
-  // rows match, and sort the whole table).
-  const rowsSql = Prisma.sql`
-    SELECT ${referrals.select("r", ["id", "referrerCustomerId", ...fields])},
-           ${customers.read("name", "c")} AS "referrerName", ${assignedAgentPlatformIdSql(layout)} AS "agentPlatformId"
-    FROM (${page}) r
-    JOIN ${customers.table} c ON ${customers.column("id", "c")} = ${referrals.column("referrerCustomerId", "r")}
-    ORDER BY ${referrals.column("id", "r")} DESC`;
+  const args = { filter, limit, offset };
+  const rowsSql = pageRowsSql(await layoutOf(db), fields, args);
+  const { total } = leadPageSql(filter, limit, offset);
   const [, rows, totals] = await db.$transaction(
     [
       // PostgreSQL cannot know that nearly every referrer is a source, so it starts parallel workers to find a page,
       // which costs more than one process reading a block's and a page's records (docs/decisions.md, "Plans the
       // statistics mislead").
       db.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
-      db.$queryRaw<LeadPageRow<F>[]>(rowsSql),
-      db.$queryRaw<{ total: number }[]>(total),
+      queryBuilt<LeadPageRow<F>>(db, rowsSql),
+      queryBuilt<{ total: number }>(db, total),
     ],
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
   );

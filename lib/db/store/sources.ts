@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/prisma";
 import { HOST } from "@/lib/db/layout";
 import type { HostRows } from "@/lib/db/host-names";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { builtOnce, queryBuilt, Slot } from "@/lib/db/statement-template";
 
 /** A source account as stored: the module's Customer row. */
 export type SourceRow = Pick<HostRows["Customer"], "id" | "name" | "sourceType">;
@@ -31,7 +32,7 @@ export const ACCOUNT_FIELDS = customers.select("c", ["id", "name", "kind", "sour
  * then a registered name, then a host-added source's name key, each one index look-up (docs/decisions.md, "Looking
  * up a referrer").
  */
-export function namedSourceSql({ nameOrId, key }: SourceLookup): Prisma.Sql {
+export function namedSourceSql({ nameOrId, key }: Record<keyof SourceLookup, unknown>): Prisma.Sql {
   return Prisma.sql`
     SELECT ${ACCOUNT_FIELDS} FROM ${customers.table} c
     WHERE ${customers.column("id", "c")} = COALESCE(
@@ -43,17 +44,22 @@ export function namedSourceSql({ nameOrId, key }: SourceLookup): Prisma.Sql {
     )`;
 }
 
+const lookupSql = builtOnce<SourceLookup>(
+  namedSourceSql({ nameOrId: new Slot<SourceLookup>((l) => l.nameOrId), key: new Slot<SourceLookup>((l) => l.key) }),
+);
+
 export async function findSourceRow(db: Db, lookup: SourceLookup): Promise<SourceRow | null> {
-  const [row] = await db.$queryRaw<SourceRow[]>(namedSourceSql(lookup));
+  const [row] = await queryBuilt<SourceRow>(db, lookupSql(lookup));
   return row ?? null;
 }
 
+const sourceIdSql = builtOnce<string>(
+  Prisma.sql`SELECT 1 FROM ${customers.table} WHERE ${idColumn} = ${new Slot<string>((id) => id)} AND ${kindColumn} = 'source'`,
+);
+
 /** Whether a source account has this exact id (one primary-key look-up). */
 export async function sourceIdExists(db: Db, id: string): Promise<boolean> {
-  const found = await db.$queryRaw<unknown[]>(
-    Prisma.sql`SELECT 1 FROM ${customers.table} WHERE ${idColumn} = ${id} AND ${kindColumn} = 'source'`,
-  );
-  return found.length > 0;
+  return (await queryBuilt(db, sourceIdSql(id))).length > 0;
 }
 
 /**
@@ -61,7 +67,7 @@ export async function sourceIdExists(db: Db, id: string): Promise<boolean> {
  * saved or neither. The key's primary key makes a concurrent twin fail with a unique violation. Creating a lead
  * with a new source adds its own CTEs after these.
  */
-export function insertSourceCtes({ id, name, sourceType, key }: NewSourceRow): Prisma.Sql {
+export function insertSourceCtes({ id, name, sourceType, key }: Record<keyof NewSourceRow, unknown>): Prisma.Sql {
   return Prisma.sql`
     new_source AS (
       INSERT INTO ${customers.table} (${NEW_SOURCE_COLUMNS})
@@ -78,9 +84,14 @@ const NEW_SOURCE_COLUMNS = Prisma.join(
   ),
 );
 
+const sourceField = (field: keyof NewSourceRow) => new Slot<NewSourceRow>((source) => source[field]);
+const insertSourceSql = builtOnce<NewSourceRow>(
+  Prisma.sql`WITH ${insertSourceCtes({ id: sourceField("id"), name: sourceField("name"), sourceType: sourceField("sourceType"), key: sourceField("key") })} SELECT 1`,
+);
+
 /** Inserts a source account and its name key; a taken key is a unique violation (lib/db/failures.ts). */
 export async function insertSource(db: Db, source: NewSourceRow): Promise<void> {
-  await db.$executeRaw(Prisma.sql`WITH ${insertSourceCtes(source)} SELECT 1`);
+  await queryBuilt(db, insertSourceSql(source));
 }
 
 /**
@@ -102,14 +113,15 @@ export async function sourceListVersion(db: Db): Promise<string> {
  */
 const SOURCE_FIELDS = customers.select("c", ["id", "name", "sourceType"]);
 
+const SOURCE_LIST = Prisma.sql`
+  SELECT v.version, s.id, s.name, s."sourceType"
+  FROM (${sourceListVersionSql}) v
+  LEFT JOIN LATERAL (SELECT ${SOURCE_FIELDS} FROM ${customers.table} c WHERE ${kindColumn} = 'source') s ON true
+  ORDER BY s.name, s.id`;
+
 export async function listSourceRows(db: Db): Promise<{ version: string; rows: SourceRow[] }> {
-  const found = await db.$queryRaw<
-    ({ version: string } & { [F in keyof SourceRow]: SourceRow[F] | null })[]
-  >(Prisma.sql`
-    SELECT v.version, s.id, s.name, s."sourceType"
-    FROM (${sourceListVersionSql}) v
-    LEFT JOIN LATERAL (SELECT ${SOURCE_FIELDS} FROM ${customers.table} c WHERE ${kindColumn} = 'source') s ON true
-    ORDER BY s.name, s.id`);
+  const found =
+    await db.$queryRaw<({ version: string } & { [F in keyof SourceRow]: SourceRow[F] | null })[]>(SOURCE_LIST);
   const rows = found.flatMap(({ id, name, sourceType }) =>
     id === null || name === null ? [] : [{ id, name, sourceType }],
   );

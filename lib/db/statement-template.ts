@@ -1,0 +1,27 @@
+import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+
+/** A statement as sent: its text and this request's values for its placeholders. */
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/** A value of a template, read from each request's arguments when the statement is sent. */
+export class Slot<A> {
+  constructor(readonly read: (args: A) => unknown) {}
+}
+
+/**
+ * A statement built once, with Slots where its values go: per request only its values are read, in the order of its
+ * placeholders, and its text is the same string every time (docs/decisions.md, "Per-request work computed once").
+ */
+export function builtOnce<A>(sql: Prisma.Sql): (args: A) => Statement {
+  const text = sql.text;
+  const slots = sql.values;
+  return (args) => ({ text, values: slots.map((value) => (value instanceof Slot ? value.read(args) : value)) });
+}
+
+/** Sends a built statement through Prisma's raw query: its result types, its pool and its transactions. */
+export function queryBuilt<Row>(db: PrismaClient, { text, values }: Statement): Prisma.PrismaPromise<Row[]> {
+  return db.$queryRawUnsafe<Row[]>(text, ...values);
+}
