@@ -211,7 +211,7 @@ function toMarkdown(r: BenchResult): string {
         `| Host ${op.toUpperCase()} of ${r.hostBulk.rows.toLocaleString("en")} referrals, module's triggers / disabled ` +
         `(${r.hostBulk[op].withTriggersMs} / ${r.hostBulk[op].bareMs} ms) | ${r.hostBulk.ratios[BULK_RATIO[op]]} | <= 1.5 |`,
     ),
-    `| Server RSS start / end (MB) | ${r.rssMb.start} / ${r.rssMb.end} | end < 300 |`,
+    `| Server RSS start / end (MB) | ${r.rssMb.start} / ${r.rssMb.end} | end < 250 |`,
     "",
   ];
   return lines.join("\n");
