@@ -338,6 +338,8 @@ function pageRowsSql(layout: Layout, fields: readonly (keyof Referral)[], args: 
   return rows(args);
 }
 
+const NO_PARALLEL_WORKERS = Prisma.sql`SET LOCAL max_parallel_workers_per_gather = 0`;
+
 /**
  * A page of a filter's referrals, newest first, with `fields`, and the filter's total, from one snapshot. Read apart,
  * a lead inserted between the two statements can leave the total short of what the page saw: hasMore false while
@@ -358,7 +360,7 @@ export async function leadPage<F extends keyof Referral>(
       // PostgreSQL cannot know that nearly every referrer is a source, so it starts parallel workers to find a page,
       // which costs more than one process reading a block's and a page's records (docs/decisions.md, "Plans the
       // statistics mislead").
-      db.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
+      db.$executeRaw(NO_PARALLEL_WORKERS),
       queryBuilt<LeadPageRow<F>>(db, rowsSql),
       queryBuilt<{ total: number }>(db, total),
     ],
