@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { post } from "../helpers/api";
 import { expectError, expectNoWrites } from "../helpers/expect-api";
 import { db, users, personId, MIN, created, referralRow, setUpCreateLead } from "../helpers/create-lead-fixture";
+import { insertUser } from "../helpers/read-fixtures";
 
 setUpCreateLead();
 
@@ -26,6 +27,14 @@ describe("assignedAgentId (rule 6)", () => {
       assigned_agent_id: userId(),
       preferred_agent_id: null,
     });
+  });
+
+  it("prefers the platform id: a digit string that is one user's platform id and another's numeric id", async () => {
+    const digits = String(users.sales);
+    const twin = await insertUser(db.sql, { name: "Dina Digits", platformId: digits, accessLevels: ["sales"] });
+    const lead = created(await post({ ...MIN, assignedAgentId: digits }));
+    expect(lead.assignedAgentId).toBe(digits);
+    expect(await referralRow(lead.referralId)).toMatchObject({ assigned_agent_id: twin });
   });
 
   it("assigns independently of the referrer: a person referrer and an agent", async () => {

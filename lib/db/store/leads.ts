@@ -354,7 +354,7 @@ export async function leadPage<F extends keyof Referral>(
 ): Promise<{ rows: LeadPageRow<F>[]; total: number }> {
   const args = { filter, limit, offset };
   const rowsSql = pageRowsSql(await layoutOf(db), fields, args);
-  const { total } = leadPageSql(filter, limit, offset);
+  const total = builtPages[pageShape(filter, offset)]!.total(args);
   const [, rows, totals] = await db.$transaction(
     [
       // PostgreSQL cannot know that nearly every referrer is a source, so it starts parallel workers to find a page,
