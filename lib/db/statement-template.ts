@@ -25,3 +25,17 @@ export function builtOnce<A>(sql: Prisma.Sql): (args: A) => Statement {
 export function queryBuilt<Row>(db: PrismaClient, { text, values }: Statement): Prisma.PrismaPromise<Row[]> {
   return db.$queryRawUnsafe<Row[]>(text, ...values);
 }
+
+/**
+ * Statements built once per shape, each on its shape's first use: `keyOf` names a shape from the code's own values
+ * (a referrer's kind, a layout, the fields asked), never from a client's, so the number kept is bounded.
+ */
+export function builtPerShape<S, A>(keyOf: (shape: S) => string, build: (shape: S) => Prisma.Sql) {
+  const built = new Map<string, (args: A) => Statement>();
+  return (shape: S): ((args: A) => Statement) => {
+    const key = keyOf(shape);
+    let statement = built.get(key);
+    if (!statement) built.set(key, (statement = builtOnce<A>(build(shape))));
+    return statement;
+  };
+}

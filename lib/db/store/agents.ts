@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/prisma";
 import { eligibleAgentsSql, HOST, layoutOf, type Layout } from "@/lib/db/layout";
-import { builtOnce, queryBuilt, Slot, type Statement } from "@/lib/db/statement-template";
+import { builtPerShape, queryBuilt, Slot } from "@/lib/db/statement-template";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { HostRows } from "@/lib/db/host-names";
 
@@ -13,35 +13,36 @@ interface AgentLookup {
   numericId: number | null;
 }
 
-/** The agent statements of each layout (lib/db/layout.ts reads it once per client), built on first use. */
-const byLayout = new Map<string, { list: Statement; find: (lookup: AgentLookup) => Statement }>();
+const layoutKey = (layout: Layout) => `${layout.accessLevels} ${layout.assignment}`;
+const { users } = HOST;
 
-function agentSql(layout: Layout) {
-  const key = `${layout.accessLevels} ${layout.assignment}`;
-  let built = byLayout.get(key);
-  if (!built) {
-    const { users } = HOST;
-    const platformId = new Slot<AgentLookup>((lookup) => lookup.platformId);
-    const numericId = new Slot<AgentLookup>((lookup) => lookup.numericId);
-    // A null look-up value matches nothing. The order is on the column, not on the match: PostgreSQL refuses a
-    // constant ORDER BY ("non-integer constant in ORDER BY").
-    const matches = Prisma.sql`(${users.column("platformId")} = ${platformId}
-      OR ${users.column("id")} = ${numericId})`;
-    built = {
-      list: builtOnce<void>(Prisma.sql`${eligibleAgentsSql(layout, Prisma.sql`TRUE`)} ORDER BY "name", "id"`)(),
-      find: builtOnce<AgentLookup>(Prisma.sql`
-        ${eligibleAgentsSql(layout, matches)}
-        ORDER BY (${users.column("platformId")} = ${platformId}) IS TRUE DESC
-        LIMIT 1`),
-    };
-    byLayout.set(key, built);
-  }
-  return built;
-}
+/** Every agent, by name then id: one statement per layout (lib/db/layout.ts reads it once per client). */
+const listSql = builtPerShape<Layout, void>(
+  layoutKey,
+  (layout) => Prisma.sql`${eligibleAgentsSql(layout, Prisma.sql`TRUE`)} ORDER BY "name", "id"`,
+);
+
+const lookedUpPlatformId = new Slot<AgentLookup>((lookup) => lookup.platformId);
+const lookedUpNumericId = new Slot<AgentLookup>((lookup) => lookup.numericId);
+const LOOKED_UP = Prisma.sql`(${users.column("platformId")} = ${lookedUpPlatformId}
+  OR ${users.column("id")} = ${lookedUpNumericId})`;
+
+/**
+ * One agent by platform id or numeric id, a platform id match first: one statement per layout. A null look-up value
+ * matches nothing. The order is on the column, not on the match: PostgreSQL refuses a constant ORDER BY
+ * ("non-integer constant in ORDER BY").
+ */
+const findSql = builtPerShape<Layout, AgentLookup>(
+  layoutKey,
+  (layout) => Prisma.sql`
+    ${eligibleAgentsSql(layout, LOOKED_UP)}
+    ORDER BY (${users.column("platformId")} = ${lookedUpPlatformId}) IS TRUE DESC
+    LIMIT 1`,
+);
 
 /** Every user leads can be assigned to, by name then id. */
 export async function listAgentRows(db: Db): Promise<AgentRow[]> {
-  return queryBuilt<AgentRow>(db, agentSql(await layoutOf(db)).list);
+  return queryBuilt<AgentRow>(db, listSql(await layoutOf(db))());
 }
 
 /**
@@ -53,7 +54,7 @@ export async function findAgentRow(
   platformId: string | null,
   numericId: number | null,
 ): Promise<AgentRow | null> {
-  const [row] = await queryBuilt<AgentRow>(db, agentSql(await layoutOf(db)).find({ platformId, numericId }));
+  const [row] = await queryBuilt<AgentRow>(db, findSql(await layoutOf(db))({ platformId, numericId }));
   return row ?? null;
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/prisma";
 import { queryPrepared } from "@/lib/db/prepared";
-import { builtOnce, queryBuilt, Slot, type Statement } from "@/lib/db/statement-template";
+import { builtOnce, builtPerShape, queryBuilt, Slot, type Statement } from "@/lib/db/statement-template";
 import {
   assignedAgentPlatformIdSql,
   assignmentSql,
@@ -84,7 +84,8 @@ function referrerCte(kind: ReferrerKind): Prisma.Sql {
     return Prisma.sql`referrer AS (${namedSourceSql({ nameOrId, key })})`;
   }
   if (kind === "accountId") {
-    return Prisma.sql`referrer AS (${namedAccountSql(slot<{ accountId: string }>(({ referrer }) => referrer.accountId))})`;
+    const accountId = slot<{ accountId: string }>(({ referrer }) => referrer.accountId);
+    return Prisma.sql`referrer AS (${namedAccountSql(accountId)})`;
   }
   const field = (name: keyof NewSourceRow) =>
     slot<{ newSource: NewSourceRow }>(({ referrer }) => referrer.newSource[name]);
@@ -168,8 +169,11 @@ function creationSql(shape: Shape): Prisma.Sql {
     FROM referral, referrer`;
 }
 
-/** Each shape's statement, built on its first creation; the shapes are the code's, a few per process. */
-const creations = new Map<string, (creation: Creation) => Statement>();
+/** Each shape's creation statement, built on its first creation; the shapes are the code's, a few per process. */
+const creationOf = builtPerShape<Shape, Creation>(
+  (shape) => `${shape.kind} ${shape.withAgent} ${shape.referral.join()} ${shape.leadCustomer.join()}`,
+  creationSql,
+);
 
 /** The creation statement of a lead and its referrer: built once per shape, its values read per request. */
 export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Statement {
@@ -179,10 +183,7 @@ export function insertLeadSql(lead: NewLeadRow, referrer: ReferrerRow): Statemen
     referral: Object.keys(lead.referral) as Shape["referral"],
     leadCustomer: Object.keys(lead.leadCustomer) as Shape["leadCustomer"],
   };
-  const key = `${shape.kind} ${shape.withAgent} ${shape.referral.join()} ${shape.leadCustomer.join()}`;
-  let creation = creations.get(key);
-  if (!creation) creations.set(key, (creation = builtOnce<Creation>(creationSql(shape))));
-  return creation({ lead, referrer });
+  return creationOf(shape)({ lead, referrer });
 }
 
 /**
@@ -272,7 +273,8 @@ function seekSql(allSources: boolean): Prisma.Sql {
 function pageTemplate(allSources: boolean, deep: boolean): { page: Prisma.Sql; total: Prisma.Sql } {
   const total = allSources
     ? Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_source_lead_counts`
-    : Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts WHERE customer_id = ${SOURCE_ID}`;
+    : Prisma.sql`SELECT coalesce(sum(total), 0)::int AS total FROM lead_referrer_counts
+        WHERE customer_id = ${SOURCE_ID}`;
   const beforeEnd = Prisma.sql`${OFFSET} < (${total})`;
   const included = allSources ? IS_SOURCE : Prisma.sql`${referrals.column("referrerCustomerId", "p")} = ${SOURCE_ID}`;
   if (!deep) {
@@ -318,25 +320,24 @@ export function leadPageSql(filter: LeadFilter, limit: number, offset: number): 
   return { page: page(args), total: total(args) };
 }
 
-/** The rows statement of each page shape, layout and fields, built on its first use. */
-const pageRows = new Map<string, (args: PageArgs) => Statement>();
-
-function pageRowsSql(layout: Layout, fields: readonly (keyof Referral)[], args: PageArgs): Statement {
-  const key = `${pageShape(args.filter, args.offset)} ${layout.assignment} ${fields.join()}`;
-  let rows = pageRows.get(key);
-  if (!rows) {
-    // The page is picked from referrals alone by referrer id (a join to customers makes PostgreSQL misjudge how many
-    // rows match, and sort the whole table).
-    rows = builtOnce<PageArgs>(Prisma.sql`
-      SELECT ${referrals.select("r", ["id", "referrerCustomerId", ...fields])},
-             ${customers.read("name", "c")} AS "referrerName", ${assignedAgentPlatformIdSql(layout)} AS "agentPlatformId"
-      FROM (${PAGES[pageShape(args.filter, args.offset)]!.page}) r
-      JOIN ${customers.table} c ON ${customers.column("id", "c")} = ${referrals.column("referrerCustomerId", "r")}
-      ORDER BY ${referrals.column("id", "r")} DESC`);
-    pageRows.set(key, rows);
-  }
-  return rows(args);
+interface RowsShape {
+  page: string;
+  layout: Layout;
+  fields: readonly (keyof Referral)[];
 }
+
+/** The rows statement of each page shape, layout and fields, built on its first use. */
+const pageRowsOf = builtPerShape<RowsShape, PageArgs>(
+  ({ page, layout, fields }) => `${page} ${layout.assignment} ${fields.join()}`,
+  // The page is picked from referrals alone by referrer id (a join to customers makes PostgreSQL misjudge how many
+  // rows match, and sort the whole table).
+  ({ page, layout, fields }) => Prisma.sql`
+    SELECT ${referrals.select("r", ["id", "referrerCustomerId", ...fields])},
+           ${customers.read("name", "c")} AS "referrerName", ${assignedAgentPlatformIdSql(layout)} AS "agentPlatformId"
+    FROM (${PAGES[page]!.page}) r
+    JOIN ${customers.table} c ON ${customers.column("id", "c")} = ${referrals.column("referrerCustomerId", "r")}
+    ORDER BY ${referrals.column("id", "r")} DESC`,
+);
 
 const NO_PARALLEL_WORKERS = Prisma.sql`SET LOCAL max_parallel_workers_per_gather = 0`;
 
@@ -353,8 +354,9 @@ export async function leadPage<F extends keyof Referral>(
   offset: number,
 ): Promise<{ rows: LeadPageRow<F>[]; total: number }> {
   const args = { filter, limit, offset };
-  const rowsSql = pageRowsSql(await layoutOf(db), fields, args);
-  const total = builtPages[pageShape(filter, offset)]!.total(args);
+  const page = pageShape(filter, offset);
+  const rowsSql = pageRowsOf({ page, layout: await layoutOf(db), fields })(args);
+  const total = builtPages[page]!.total(args);
   const [, rows, totals] = await db.$transaction(
     [
       // PostgreSQL cannot know that nearly every referrer is a source, so it starts parallel workers to find a page,

@@ -54,7 +54,8 @@ export async function findSourceRow(db: Db, lookup: SourceLookup): Promise<Sourc
 }
 
 const sourceIdSql = builtOnce<string>(
-  Prisma.sql`SELECT 1 FROM ${customers.table} WHERE ${idColumn} = ${new Slot<string>((id) => id)} AND ${kindColumn} = 'source'`,
+  Prisma.sql`SELECT 1 FROM ${customers.table}
+    WHERE ${idColumn} = ${new Slot<string>((id) => id)} AND ${kindColumn} = 'source'`,
 );
 
 /** Whether a source account has this exact id (one primary-key look-up). */
@@ -85,9 +86,13 @@ const NEW_SOURCE_COLUMNS = Prisma.join(
 );
 
 const sourceField = (field: keyof NewSourceRow) => new Slot<NewSourceRow>((source) => source[field]);
-const insertSourceSql = builtOnce<NewSourceRow>(
-  Prisma.sql`WITH ${insertSourceCtes({ id: sourceField("id"), name: sourceField("name"), sourceType: sourceField("sourceType"), key: sourceField("key") })} SELECT 1`,
-);
+const NEW_SOURCE_SLOTS = {
+  id: sourceField("id"),
+  name: sourceField("name"),
+  sourceType: sourceField("sourceType"),
+  key: sourceField("key"),
+};
+const insertSourceSql = builtOnce<NewSourceRow>(Prisma.sql`WITH ${insertSourceCtes(NEW_SOURCE_SLOTS)} SELECT 1`);
 
 /** Inserts a source account and its name key; a taken key is a unique violation (lib/db/failures.ts). */
 export async function insertSource(db: Db, source: NewSourceRow): Promise<void> {
